@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Installs whatever a fresh machine is missing, so that `npm test`, `npm run demo` and
+// `npm run bench` work on a clean clone: npm packages always, Debian's Chromium with --browser.
+// Uses only Node built-ins, because it runs before node_modules exists.
+import { execSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const quiet = args.has('--quiet');
+const log = (message) => quiet || console.log(`[setup] ${message}`);
+const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' });
+
+function packagesAreInstalled() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  return existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
+}
+
+if (!packagesAreInstalled()) {
+  log('installing npm packages (npm ci)');
+  run('npm ci --no-audit --no-fund');
+}
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+if (args.has('--browser') && !existsSync(chromiumPath)) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const hasApt = existsSync('/usr/bin/apt-get');
+  if (!isRoot || !hasApt) {
+    console.error(
+      `[setup] Chromium is missing at ${chromiumPath}. Install Debian's package as root ` +
+        '(apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH to a Chromium binary.',
+    );
+    process.exit(1);
+  }
+  log('installing Chromium with apt-get (Debian package "chromium")');
+  run('apt-get update -qq');
+  run('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium');
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vite';
+
+// The library build: one ESM file per public entry point, dependencies left external
+// so an app bundles a single copy of dexie, zod and workbox-window.
+export default defineConfig({
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    sourcemap: true,
+    minify: false,
+    target: 'es2022',
+    lib: {
+      entry: {
+        index: 'src/index.ts',
+        engine: 'src/engine/index.ts',
+      },
+      formats: ['es'],
+    },
+    rollupOptions: {
+      external: [/^dexie/, /^zod/, /^workbox-window/],
+    },
+  },
+});
