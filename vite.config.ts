@@ -13,6 +13,8 @@ export default defineConfig({
       entry: {
         index: 'src/index.ts',
         engine: 'src/engine/index.ts',
+        sw: 'src/sw/index.ts',
+        client: 'src/client/index.ts',
       },
       formats: ['es'],
     },

@@ -1,0 +1,186 @@
+// A small typed client over fetch(): one method per endpoint of the contract, errors thrown as
+// FuzzyApiError. It knows nothing of the worker, so it works as well against Node or a server.
+import type { Inputs, Outputs, ValidationIssue } from '../engine/types';
+import type {
+  Account,
+  Agent,
+  AgentBody,
+  AgentSummary,
+  AgentVersion,
+  EvaluationLog,
+  EvaluationMeta,
+  Feedback,
+  ServiceInfo,
+  VersionSummary,
+} from '../schema';
+
+export interface FuzzyClientOptions {
+  /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
+  baseURL?: string | URL;
+  /** The account's key, sent as `Authorization: Bearer <key>`. */
+  apiKey?: string;
+  /** The fetch to use; default the global one. */
+  fetch?: typeof fetch;
+}
+
+export interface EvaluateOptions {
+  /** Also return the evaluation log's steps (SPEC section 4) as `meta`. */
+  meta?: boolean;
+}
+
+/** One evaluation: the crisp outputs and the id its log is stored under. */
+export interface Evaluation {
+  /** output name → crisp value; an output no rule reached is absent */
+  outputs: Outputs;
+  evaluationID: string;
+  meta?: EvaluationMeta;
+}
+
+/** What the service answered when a request failed: status, message, and invalid fields if any. */
+export class FuzzyApiError extends Error {
+  override readonly name = 'FuzzyApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+    /** For validation failures: each invalid field by path, e.g. `{path: "rules[2]", message}`. */
+    readonly issues: ValidationIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export class FuzzyClient {
+  readonly #baseURL: URL;
+  readonly #apiKey: string | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: FuzzyClientOptions = {}) {
+    const base = options.baseURL ?? globalThis.location?.origin;
+    if (base === undefined) throw new TypeError('FuzzyClient: give a baseURL (there is no page origin to default to)');
+    const url = new URL(base, globalThis.location?.href);
+    if (!url.pathname.endsWith('/')) url.pathname += '/';
+    this.#baseURL = url;
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** The same client, acting for the account with this key. */
+  withKey(apiKey: string): FuzzyClient {
+    return new FuzzyClient({ baseURL: this.#baseURL, apiKey, fetch: this.#fetch });
+  }
+
+  /** POST /account. The key is shown only here: keep it. */
+  createAccount(name?: string): Promise<Account> {
+    return this.#json('POST', 'account', name === undefined ? {} : { name });
+  }
+
+  /** GET /version: the service's name and version (needs no key). */
+  serviceInfo(): Promise<ServiceInfo> {
+    return this.#json('GET', 'version');
+  }
+
+  listAgents(): Promise<AgentSummary[]> {
+    return this.#json('GET', 'agent');
+  }
+
+  createAgent(agent: AgentBody): Promise<Agent> {
+    return this.#json('POST', 'agent', agent);
+  }
+
+  getAgent(agentID: string): Promise<Agent> {
+    return this.#json('GET', `agent/${encodeURIComponent(agentID)}`);
+  }
+
+  /** PUT /agent/:id: a new version becomes the latest. */
+  updateAgent(agentID: string, agent: AgentBody): Promise<Agent> {
+    return this.#json('PUT', `agent/${encodeURIComponent(agentID)}`, agent);
+  }
+
+  async deleteAgent(agentID: string): Promise<void> {
+    await this.#json('DELETE', `agent/${encodeURIComponent(agentID)}`);
+  }
+
+  listVersions(agentID: string): Promise<VersionSummary[]> {
+    return this.#json('GET', `agent/${encodeURIComponent(agentID)}/version`);
+  }
+
+  getVersion(versionID: string): Promise<AgentVersion> {
+    return this.#json('GET', `version/${encodeURIComponent(versionID)}`);
+  }
+
+  /** POST /agent/:id with one inputs object; the log is stored before this resolves. */
+  async evaluate(agentID: string, inputs: Inputs, options: EvaluateOptions = {}): Promise<Evaluation> {
+    const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), inputs);
+    return toEvaluation(body as Outputs & { meta?: EvaluationMeta }, response.headers.get('X-Evaluation-ID') ?? '', options);
+  }
+
+  /** POST /agent/:id with an array (1..4096): one evaluation, with its own log, per item. */
+  async evaluateBatch(agentID: string, batch: readonly Inputs[], options: EvaluateOptions = {}): Promise<Evaluation[]> {
+    const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), batch);
+    const ids = (response.headers.get('X-Evaluation-ID') ?? '').split(',');
+    return (body as Array<Outputs & { meta?: EvaluationMeta }>).map((item, index) => toEvaluation(item, ids[index] ?? '', options));
+  }
+
+  getEvaluation(evaluationID: string): Promise<EvaluationLog> {
+    return this.#json('GET', `evaluation/${encodeURIComponent(evaluationID)}`);
+  }
+
+  /** POST /evaluation/:id/feedback: metric name → number, on the caller's own scale. */
+  postFeedback(evaluationID: string, data: Readonly<Record<string, number>>): Promise<Feedback> {
+    return this.#json('POST', `evaluation/${encodeURIComponent(evaluationID)}/feedback`, { data });
+  }
+
+  listFeedback(evaluationID: string): Promise<Feedback[]> {
+    return this.#json('GET', `evaluation/${encodeURIComponent(evaluationID)}/feedback`);
+  }
+
+  #evaluationPath(agentID: string, options: EvaluateOptions): string {
+    return `agent/${encodeURIComponent(agentID)}${options.meta ? '?meta=true' : ''}`;
+  }
+
+  async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.#request(method, path, body)).body as T;
+  }
+
+  async #request(method: string, path: string, body?: unknown): Promise<{ body: unknown; response: Response }> {
+    const url = new URL(path, this.#baseURL);
+    const headers: Record<string, string> = {};
+    if (this.#apiKey !== undefined) headers.Authorization = `Bearer ${this.#apiKey}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await this.#fetch(url, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const parsed = await readJSON(response, method, url);
+    if (!response.ok) {
+      const error = parsed as { message?: unknown; issues?: unknown };
+      throw new FuzzyApiError(
+        response.status,
+        typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
+        Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
+      );
+    }
+    return { body: parsed, response };
+  }
+}
+
+function toEvaluation(item: Outputs & { meta?: EvaluationMeta }, evaluationID: string, options: EvaluateOptions): Evaluation {
+  if (!options.meta) return { outputs: item, evaluationID };
+  const { meta, ...outputs } = item;
+  return meta === undefined ? { outputs, evaluationID } : { outputs, evaluationID, meta };
+}
+
+/** Anything but JSON means the request never reached fuzzbox: say so instead of a parse error. */
+async function readJSON(response: Response, method: string, url: URL): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new FuzzyApiError(
+      response.status,
+      `${method} ${url.href} answered ${response.status} with ${response.headers.get('Content-Type') ?? 'no content type'}, ` +
+        'not fuzzbox JSON: is the fuzzbox worker registered and controlling this page (await registerFuzzyWorker first)?',
+    );
+  }
+}

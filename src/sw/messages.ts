@@ -1,0 +1,6 @@
+// The messages a page sends the worker: shared by both sides so the names cannot drift apart.
+
+/** Lets a waiting (updated) worker become active now; workbox-window sends exactly this. */
+export const SKIP_WAITING = 'SKIP_WAITING';
+/** Asks the active worker to control the pages it does not yet control (after a hard reload). */
+export const CLAIM = 'CLAIM';

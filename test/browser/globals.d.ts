@@ -1,0 +1,8 @@
+// What test/browser/fixtures/index.html puts on window for the tests to drive.
+import type * as client from '../../src/client';
+
+declare global {
+  interface Window {
+    fuzzbox: typeof client & { controlledAtStart: boolean };
+  }
+}

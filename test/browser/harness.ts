@@ -1,0 +1,112 @@
+// What every browser test and the browser benchmark share: Debian's Chromium driven by
+// playwright-core, and a tiny static server on 127.0.0.1 (a secure context, so service workers run).
+import { createServer } from 'node:http';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+
+export const root = resolve(import.meta.dirname, '../..');
+
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(
+      `Chromium is missing at ${executablePath}: run \`node scripts/setup.mjs --browser\` ` +
+        '(installs Debian\'s chromium with apt-get) or set CHROMIUM_PATH.',
+    );
+  }
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Fails early, with the command to run, when the build the browser tests load is missing. */
+export function requireBuild(...files: string[]): void {
+  for (const file of files) {
+    if (!existsSync(join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first.`);
+  }
+}
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json; charset=utf-8',
+};
+
+export interface StaticServer {
+  readonly origin: string;
+  /** Every path asked for, in order; tests read it to prove a request never reached the network. */
+  readonly requests: string[];
+  /** Serves `path` with its bytes changed from now on, e.g. a worker with a new build stamp. */
+  rewrite(path: string, change: (body: Buffer) => Buffer): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves files by URL prefix: `{ '/': 'demo-dist' }`, or a file per exact path. The longest
+ * matching prefix wins; a directory serves its index.html.
+ */
+export async function startStaticServer(mounts: Record<string, string>): Promise<StaticServer> {
+  const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
+  const rewrites = new Map<string, (body: Buffer) => Buffer>();
+  const requests: string[] = [];
+
+  const server = createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://host').pathname);
+    requests.push(path);
+    const prefix = prefixes.find((candidate) => path.startsWith(candidate));
+    let file = prefix === undefined ? undefined : join(root, mounts[prefix]!, path.slice(prefix.length));
+    if (file && existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!file || !existsSync(file) || path.includes('..')) {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      return;
+    }
+    const body = rewrites.get(path)?.(readFileSync(file)) ?? readFileSync(file);
+    response
+      .writeHead(200, {
+        'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
+        'Cache-Control': 'no-cache',
+      })
+      .end(body);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    rewrite: (path, change) => void rewrites.set(path, change),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** The page the API tests drive: the built `fuzzbox/client` as an app would import it. */
+export function startFixtureServer(): Promise<StaticServer> {
+  requireBuild('dist/fuzzbox-sw.js', 'dist/client.js');
+  return startStaticServer({
+    '/': 'test/browser/fixtures',
+    '/fuzzbox-sw.js': 'dist/fuzzbox-sw.js',
+    '/dist/': 'dist',
+    '/vendor/workbox-window.mjs': 'node_modules/workbox-window/build/workbox-window.prod.mjs',
+  });
+}

@@ -1,0 +1,73 @@
+// registerFuzzyWorker resolves only once the worker controls the page, whatever way the page
+// was loaded, and announces an updated worker that can then take over.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, startFixtureServer, type StaticServer } from './harness';
+
+let browser: Browser;
+let server: StaticServer;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchChromium(), startFixtureServer()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openFixture(page: Page): Promise<void> {
+  await page.goto(`${server.origin}/`);
+  await page.waitForFunction(() => 'fuzzbox' in window);
+}
+
+/** Registers, then reports whether the page started controlled and is controlled now. */
+function register(page: Page) {
+  return page.evaluate(async () => {
+    await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js');
+    return {
+      controlledAtStart: window.fuzzbox.controlledAtStart,
+      controlledNow: navigator.serviceWorker.controller !== null,
+    };
+  });
+}
+
+describe('registerFuzzyWorker', () => {
+  it('resolves controlled on the first visit, a reload and a hard reload', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+
+    await openFixture(page);
+    expect(await register(page)).toEqual({ controlledAtStart: false, controlledNow: true });
+
+    await page.reload();
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    expect(await register(page)).toEqual({ controlledAtStart: true, controlledNow: true });
+
+    // Shift-reload: the browser bypasses the active worker, which must be asked to claim the page.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Page.reload', { ignoreCache: true });
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    expect(await register(page)).toEqual({ controlledAtStart: false, controlledNow: true });
+    await context.close();
+  });
+
+  it('rejects with a clear error when the worker cannot be registered or never takes control', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await openFixture(page);
+    const failures = await page.evaluate(async () => {
+      const attempt = (url: string) =>
+        window.fuzzbox.registerFuzzyWorker(url, { timeout: 1_500 }).then(
+          () => 'resolved',
+          (error: Error) => `${error.name}: ${error.message}`,
+        );
+      return { missing: await attempt('/missing-worker.js'), stuck: await attempt('/stuck-worker.js') };
+    });
+    expect(failures.missing).toMatch(/^WorkerRegistrationError: fuzzbox: could not register \/missing-worker\.js: .*404/);
+    expect(failures.stuck).toBe(
+      'WorkerRegistrationError: fuzzbox: the fuzzbox worker did not take control of this page within 1500 ms; ' +
+        "check the browser console for the worker's errors.",
+    );
+    await context.close();
+  });
+});
