@@ -1,0 +1,132 @@
+import type { Dataset } from './dataset.js';
+import type { Neighbourhoods } from './neighbours.js';
+
+/**
+ * How much the local mean counts, in evaluations, against the evaluations whose returned outputs lie
+ * near a candidate's: where the log says nothing about an output, the estimate falls back to what
+ * the neighbourhood earned on average instead of trusting one far-away evaluation.
+ */
+export const PRIOR_WEIGHT = 1;
+
+export interface Bandwidths {
+  /** input-space bandwidth, as a share of the input ranges */
+  readonly input: number;
+  /** per output: bandwidth as a share of that output's range */
+  readonly output: Float64Array;
+}
+
+/**
+ * Nadaraya–Watson estimate of the metric an agent would earn at the logged inputs, from the
+ * evaluations whose inputs are near (Gaussian kernel in input space, over each point's k nearest
+ * neighbours) and whose returned outputs are near the outputs the agent would give (Gaussian kernel
+ * in output space), shrunk towards the neighbourhood's mean by PRIOR_WEIGHT.
+ */
+export class MetricEstimator {
+  readonly #data: Dataset;
+  readonly #hoods: Neighbourhoods;
+  readonly #inputWeight: Float64Array;
+  readonly #localMean: Float64Array;
+  readonly #outputFactor: Float64Array;
+
+  constructor(data: Dataset, hoods: Neighbourhoods, bandwidths: Bandwidths) {
+    this.#data = data;
+    this.#hoods = hoods;
+    const { k, points } = hoods;
+    this.#inputWeight = hoods.distance2.map((d) => Math.exp(-d / (2 * bandwidths.input ** 2)));
+    this.#localMean = new Float64Array(points.length);
+    for (let p = 0; p < points.length; p++) {
+      let sum = 0;
+      let weight = 0;
+      for (let n = p * k; n < (p + 1) * k; n++) {
+        const w = this.#inputWeight[n]!;
+        sum += w * data.metric[hoods.index[n]!]!;
+        weight += w;
+      }
+      this.#localMean[p] = weight > 0 ? sum / weight : data.metric[points[p]!]!;
+    }
+    this.#outputFactor = bandwidths.output.map((h) => 1 / (2 * h * h));
+  }
+
+  /** The estimated metric at each point, for `outputs` (points × outputs, shares of range, NaN = none). */
+  estimateEach(outputs: Float64Array): Float64Array {
+    const { k, points, index } = this.#hoods;
+    const outputCount = this.#outputFactor.length;
+    const returned = this.#data.returned;
+    const metric = this.#data.metric;
+    const estimates = new Float64Array(points.length);
+    for (let p = 0; p < points.length; p++) {
+      let sum = PRIOR_WEIGHT * this.#localMean[p]!;
+      let weight = PRIOR_WEIGHT;
+      for (let n = p * k; n < (p + 1) * k; n++) {
+        const j = index[n]!;
+        let exponent = 0;
+        for (let o = 0; o < outputCount; o++) {
+          const y = outputs[p * outputCount + o]!;
+          const r = returned[j * outputCount + o]!;
+          const yMissing = y !== y;
+          if (yMissing || r !== r) {
+            if (yMissing !== (r !== r)) exponent = Infinity;
+          } else {
+            exponent += (y - r) * (y - r) * this.#outputFactor[o]!;
+          }
+        }
+        if (exponent === Infinity) continue;
+        const w = this.#inputWeight[n]! * Math.exp(-exponent);
+        sum += w * metric[j]!;
+        weight += w;
+      }
+      estimates[p] = sum / weight;
+    }
+    return estimates;
+  }
+
+  estimate(outputs: Float64Array): number {
+    return mean(this.estimateEach(outputs));
+  }
+}
+
+export function mean(values: Float64Array): number {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return values.length > 0 ? sum / values.length : NaN;
+}
+
+/** The logged returned outputs at the estimation points, points × outputs. */
+export function returnedAtPoints(data: Dataset, points: Int32Array): Float64Array {
+  const outputCount = data.outputScale.names.length;
+  const outputs = new Float64Array(points.length * outputCount);
+  points.forEach((point, p) => outputs.set(data.returned.subarray(point * outputCount, (point + 1) * outputCount), p * outputCount));
+  return outputs;
+}
+
+const MULTIPLIERS = [0.25, 0.5, 1, 2];
+
+/**
+ * Picks bandwidths by leave-one-out cross-validation: each point's own metric is predicted from its
+ * neighbours (never itself) at the outputs it actually returned, over a small grid of multiples of
+ * the typical neighbour distance (inputs) and of the exploration spread (outputs).
+ */
+export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods): Bandwidths {
+  const { k, points } = hoods;
+  const typical = new Float64Array(points.length);
+  for (let p = 0; p < points.length; p++) typical[p] = Math.sqrt(hoods.distance2[p * k + (k >> 1)] ?? 0);
+  typical.sort();
+  const inputBase = Math.max(typical[typical.length >> 1] ?? 0, 1e-3);
+  const outputBase = data.explorationSpread.map((spread) => Math.max(spread, 0.01));
+  const observed = returnedAtPoints(data, points);
+  let best: Bandwidths = { input: inputBase, output: outputBase };
+  let bestError = Infinity;
+  for (const inputMultiplier of MULTIPLIERS) {
+    for (const outputMultiplier of MULTIPLIERS) {
+      const bandwidths = { input: inputBase * inputMultiplier, output: outputBase.map((h) => h * outputMultiplier) };
+      const predicted = new MetricEstimator(data, hoods, bandwidths).estimateEach(observed);
+      let error = 0;
+      points.forEach((point, p) => (error += (predicted[p]! - data.metric[point]!) ** 2));
+      if (error < bestError) {
+        bestError = error;
+        best = bandwidths;
+      }
+    }
+  }
+  return best;
+}
