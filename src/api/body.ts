@@ -1,0 +1,70 @@
+import { ApiError } from '../schema/errors';
+
+/** 1 MiB, SPEC section 6. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () =>
+  new ApiError('PayloadTooLarge', `the body is over ${MAX_BODY_BYTES} bytes (1 MiB); split a large batch into several requests`);
+
+function checkContentType(contentType: string | null): void {
+  // A body without a Content-Type is read as JSON: some HTTP clients send none.
+  if (contentType === null) return;
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (mediaType !== 'application/json' && !/^application\/[^/]+\+json$/.test(mediaType)) {
+    throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json" (got "${contentType}")`);
+  }
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
+  if (charset !== undefined && charset.replace(/"/g, '') !== 'utf-8') {
+    throw new ApiError('InvalidRequest', `the body must be UTF-8 JSON (got charset "${charset}")`);
+  }
+}
+
+async function readLimited(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * The request's JSON body. Strict about what it accepts (JSON, UTF-8, at most 1 MiB), and every
+ * refusal says what to send instead. `undefined` for an empty body when `optional`.
+ */
+export async function readJsonBody(request: Request, optional: boolean): Promise<unknown> {
+  const declaredLength = Number(request.headers.get('content-length'));
+  if (declaredLength > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readLimited(request);
+  if (bytes.byteLength === 0) {
+    if (optional) return undefined;
+    throw new ApiError('InvalidRequest', 'the body is empty; send a JSON body with "Content-Type: application/json"');
+  }
+  checkContentType(request.headers.get('content-type'));
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError('InvalidRequest', 'the body is not valid UTF-8; send UTF-8 encoded JSON');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,30 @@
+import type { FuzzboxDatabase } from '../store/database';
+import type { CompiledAgents } from './compiled-agents';
+
+/** What lives as long as one service: nothing here is state a restart would lose. */
+export interface ServiceState {
+  db: FuzzboxDatabase;
+  compiledAgents: CompiledAgents;
+  signup: boolean;
+  /** always starts and ends with `/` */
+  basePath: string;
+  /** API key → userID; accounts are never deleted, so an entry never goes stale */
+  keyCache: Map<string, string>;
+}
+
+export interface Context {
+  request: Request;
+  url: URL;
+  /** the `:name` segments of the route, decoded */
+  params: Record<string, string>;
+  /** the caller's account; empty on public routes */
+  userID: string;
+  /** the parsed JSON body on routes that read one, else undefined */
+  body: unknown;
+  service: ServiceState;
+}
+
+/** The route parameter `name`; the router guarantees it exists for the matched route. */
+export function param(context: Context, name: string): string {
+  return context.params[name] ?? '';
+}

@@ -1,0 +1,47 @@
+import { ApiError } from '../schema/errors';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Every response, errors included, is JSON with this exact Content-Type. */
+export function json(data: unknown, headers: Record<string, string> = {}, status = 200): Response {
+  return new Response(JSON.stringify(data), { status, headers: { ...headers, 'Content-Type': JSON_TYPE } });
+}
+
+export const ok = () => json({ message: 'OK' });
+
+function findCause(error: unknown, name: string, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  const candidate = error as { name?: unknown; inner?: unknown; cause?: unknown; failures?: unknown };
+  if (candidate.name === name) return true;
+  const failures = Array.isArray(candidate.failures) ? candidate.failures : [];
+  return [candidate.inner, candidate.cause, ...failures].some((inner) => findCause(inner, name, depth + 1));
+}
+
+/** Maps anything thrown while handling a request onto the error vocabulary. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  // IndexedDB aborts the transaction, so a full disk leaves nothing half-written.
+  if (findCause(error, 'QuotaExceededError')) {
+    return new ApiError(
+      'QuotaExceeded',
+      'the storage quota for this site is exhausted, so nothing was written; delete agents you no longer need or free disk space, then retry',
+    );
+  }
+  console.error('fuzzbox: internal error', error);
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new ApiError('InternalError', `internal error (a bug in fuzzbox, please report it): ${detail}`);
+}
+
+export function errorResponse(error: unknown): Response {
+  const apiError = toApiError(error);
+  return json(
+    {
+      status: 'error',
+      error: apiError.name,
+      message: apiError.message,
+      ...(apiError.issues ? { issues: apiError.issues } : {}),
+    },
+    apiError.headers,
+    apiError.status,
+  );
+}

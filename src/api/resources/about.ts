@@ -1,0 +1,13 @@
+import type { ServiceInfo } from '../../schema/account';
+import { json } from '../http';
+
+/** The package version; test/api checks it against package.json. */
+export const PACKAGE_VERSION = '0.1.0';
+/** The version of the REST contract (SPEC.md) this service answers. */
+export const CONTROLLER_VERSION = '1.0.0';
+
+/** GET /version: needs no API key. */
+export async function describeService(): Promise<Response> {
+  const info: ServiceInfo = { name: 'fuzzbox', version: PACKAGE_VERSION, controllerVersion: CONTROLLER_VERSION };
+  return json(info);
+}

@@ -1,0 +1,26 @@
+import { accountBodySchema, type Account } from '../../schema/account';
+import { ApiError, validationError } from '../../schema/errors';
+import { addAccount } from '../../store/accounts';
+import { newId, timestamp } from '../../store/ids';
+import type { FuzzboxDatabase } from '../../store/database';
+import { newApiKey, sha256Hex } from '../auth';
+import type { Context } from '../context';
+import { json } from '../http';
+
+/** Creates an account; the API key is returned here once and only its SHA-256 is kept. */
+export async function openAccount(db: FuzzboxDatabase, name: string | null): Promise<Account> {
+  const apiKey = newApiKey();
+  const account = { userID: newId(), name, createdAt: timestamp() };
+  await addAccount(db, { ...account, keyHash: await sha256Hex(apiKey) });
+  return { userID: account.userID, name, apiKey, createdAt: account.createdAt };
+}
+
+/** POST /account */
+export async function createAccount({ body, service }: Context): Promise<Response> {
+  if (!service.signup) {
+    throw new ApiError('Forbidden', 'sign-up is switched off in this app; ask the app for an API key');
+  }
+  const parsed = accountBodySchema.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error, 'account');
+  return json(await openAccount(service.db, parsed.data?.name ?? null));
+}

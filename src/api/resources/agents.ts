@@ -1,0 +1,59 @@
+import type { Agent, AgentSummary } from '../../schema/agent';
+import { agentBodySchema } from '../../schema/agent';
+import { validationError } from '../../schema/errors';
+import * as store from '../../store/agents';
+import type { AgentRecord } from '../../store/records';
+import { compileOrReject, recomputeTrace } from '../compiled-agents';
+import { param, type Context } from '../context';
+import { json, ok } from '../http';
+
+export function agentView(agent: AgentRecord): Agent {
+  const { id, name, inputs, outputs, rules, createdAt, updatedAt, latestVersion } = agent;
+  return { id, name, inputs, outputs, rules, createdAt, updatedAt, latestVersion };
+}
+
+/** Validates a POST or PUT body completely: shape first, then everything the engine checks. */
+function readDefinition(body: unknown) {
+  const parsed = agentBodySchema.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error, 'agent');
+  const compiled = compileOrReject(parsed.data);
+  return { definition: parsed.data, parsedRules: [...compiled.parsedRules] };
+}
+
+/** GET /agent */
+export async function listAgents({ userID, service }: Context): Promise<Response> {
+  const agents = await store.listAgents(service.db, userID);
+  return json(agents.map(({ id, name }): AgentSummary => ({ id, name })));
+}
+
+/** POST /agent */
+export async function createAgent(context: Context): Promise<Response> {
+  const { definition, parsedRules } = readDefinition(context.body);
+  const agent = await store.createAgent(context.service.db, context.userID, definition, parsedRules);
+  const location = new URL(`${context.service.basePath}agent/${encodeURIComponent(agent.id)}`, context.url);
+  return json(agentView(agent), { Location: location.href });
+}
+
+/** GET /agent/:id */
+export async function readAgent(context: Context): Promise<Response> {
+  return json(agentView(await store.readAgent(context.service.db, context.userID, param(context, 'id'))));
+}
+
+/** PUT /agent/:id */
+export async function updateAgent(context: Context): Promise<Response> {
+  const { definition, parsedRules } = readDefinition(context.body);
+  const agent = await store.updateAgent(context.service.db, context.userID, param(context, 'id'), definition, parsedRules);
+  return json(agentView(agent));
+}
+
+/** DELETE /agent/:id */
+export async function deleteAgent(context: Context): Promise<Response> {
+  const versionIDs: string[] = [];
+  const { service } = context;
+  await store.deleteAgent(service.db, context.userID, param(context, 'id'), (version, evaluation) => {
+    versionIDs.push(version.id);
+    return recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input);
+  });
+  for (const id of versionIDs) service.compiledAgents.forget(id);
+  return ok();
+}

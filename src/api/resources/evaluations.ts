@@ -1,0 +1,23 @@
+import type { EvaluationLog } from '../../schema/evaluation';
+import { ApiError } from '../../schema/errors';
+import { readEvaluation as readEvaluationRecord } from '../../store/evaluations';
+import { recomputeTrace } from '../compiled-agents';
+import { param, type Context } from '../context';
+import { json } from '../http';
+
+/** GET /evaluation/:id: the stored log, its trace recomputed from the immutable version it ran on. */
+export async function readEvaluation(context: Context): Promise<Response> {
+  const { service } = context;
+  const { evaluation, version } = await readEvaluationRecord(service.db, context.userID, param(context, 'id'));
+  const trace =
+    evaluation.trace ?? (version && recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input));
+  if (!trace) {
+    throw new ApiError('InternalError', `evaluation "${evaluation.reqID}" lost its version "${evaluation.versionID}"`);
+  }
+  const { reqID, userID, agentID, versionID, input, crisp, createdAt } = evaluation;
+  const { fuzzified, rules, inferred, clipped, combined, centroid } = trace;
+  const log: EvaluationLog = {
+    reqID, userID, agentID, versionID, input, fuzzified, rules, inferred, clipped, combined, centroid, crisp, createdAt,
+  };
+  return json(log);
+}

@@ -1,0 +1,26 @@
+import { validationError } from '../../schema/errors';
+import { feedbackBodySchema, type Feedback } from '../../schema/feedback';
+import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/evaluations';
+import { timestamp } from '../../store/ids';
+import { param, type Context } from '../context';
+import { json } from '../http';
+
+/** POST /evaluation/:id/feedback: `{"data": {metric: number}}` or the bare map. */
+export async function postFeedback(context: Context): Promise<Response> {
+  const parsed = feedbackBodySchema.safeParse(context.body);
+  if (!parsed.success) throw validationError(parsed.error, 'feedback');
+  const feedback: Feedback = {
+    id: globalThis.crypto.randomUUID(),
+    evaluationLog: param(context, 'id'),
+    data: parsed.data,
+    createdAt: timestamp(),
+  };
+  await addFeedback(context.service.db, context.userID, { ...feedback });
+  return json(feedback);
+}
+
+/** GET /evaluation/:id/feedback: oldest first. */
+export async function listFeedback(context: Context): Promise<Response> {
+  const records = await listFeedbackRecords(context.service.db, context.userID, param(context, 'id'));
+  return json(records.map(({ id, evaluationLog, data, createdAt }): Feedback => ({ id, evaluationLog, data, createdAt })));
+}

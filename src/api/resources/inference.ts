@@ -1,0 +1,89 @@
+import { evaluate, evaluateBatch, type CompiledAgent } from '../../engine/index';
+import type { Inputs, Outputs, Trace } from '../../engine/types';
+import { ApiError, validationError, type Issue } from '../../schema/errors';
+import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation';
+import { recordEvaluations } from '../../store/evaluations';
+import { timestamp } from '../../store/ids';
+import type { EvaluationRecord } from '../../store/records';
+import { param, type Context } from '../context';
+import { json } from '../http';
+
+/** `?meta=true|1|yes|` → "meta"; `false|0|no` → none; anything else names the property. */
+export function metaProperty(url: URL): string | undefined {
+  const value = url.searchParams.get('meta');
+  if (value === null) return undefined;
+  const lower = value.toLowerCase();
+  if (['false', '0', 'no'].includes(lower)) return undefined;
+  return ['true', '1', 'yes', ''].includes(lower) ? 'meta' : value;
+}
+
+function readInputs(body: unknown): { items: Inputs[]; batch: boolean } {
+  const batch = Array.isArray(body);
+  const parsed = batch ? batchSchema.safeParse(body) : inputsSchema.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error, 'inputs');
+  return { items: batch ? (parsed.data as Inputs[]) : [parsed.data as Inputs], batch };
+}
+
+/** Every input name the agent does not have, as issues; the engine would stop at the first. */
+function checkInputNames(compiled: CompiledAgent, items: readonly Inputs[], batch: boolean, metaName?: string): void {
+  const known = Object.keys(compiled.inputs);
+  const issues: Issue[] = [];
+  items.forEach((inputs, index) => {
+    for (const name of Object.keys(inputs)) {
+      if (!Object.hasOwn(compiled.inputs, name)) {
+        issues.push({
+          path: batch ? `[${index}].${name}` : name,
+          message: `unknown input "${name}" (known: ${known.join(', ')})`,
+        });
+      }
+    }
+  });
+  if (issues.length > 0) {
+    throw new ApiError('ValidationError', `invalid inputs: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
+  }
+  if (metaName !== undefined && Object.hasOwn(compiled.outputs, metaName)) {
+    throw new ApiError('ValidationError', `?meta=${metaName} would overwrite the output "${metaName}"; choose another name`);
+  }
+}
+
+export function metaOf(reqID: string, trace: Trace, createdAt: string): EvaluationMeta {
+  const { fuzzified, rules, inferred, clipped, combined, centroid } = trace;
+  return { reqID, fuzzified, rules, inferred, clipped, combined, centroid, createdAt };
+}
+
+/**
+ * POST /agent/:id: evaluates one inputs object or a batch on the agent's latest version and
+ * stores one log per item before answering. Only the crisp result is computed unless `?meta=`
+ * asks for the trace.
+ */
+export async function evaluateAgent(context: Context): Promise<Response> {
+  const { service, userID } = context;
+  const { items, batch } = readInputs(context.body);
+  const metaName = metaProperty(context.url);
+  const createdAt = timestamp();
+
+  const results = await recordEvaluations(service.db, userID, param(context, 'id'), (agent) => {
+    const compiled = service.compiledAgents.get(agent.latestVersion, agent);
+    checkInputNames(compiled, items, batch, metaName);
+    const traces = metaName === undefined ? undefined : items.map((inputs) => evaluate(compiled, inputs, { trace: true }));
+    const crisps: Outputs[] = traces ? traces.map((trace) => trace.crisp) : evaluateBatch(compiled, items);
+    const logs = items.map(
+      (input, index): EvaluationRecord => ({
+        reqID: globalThis.crypto.randomUUID(),
+        userID,
+        agentID: agent.id,
+        versionID: agent.latestVersion,
+        input: { ...input },
+        crisp: crisps[index]!,
+        createdAt,
+      }),
+    );
+    const result = logs.map((log, index) => {
+      const trace = traces?.[index];
+      return trace && metaName !== undefined ? { ...log.crisp, [metaName]: metaOf(log.reqID, trace, createdAt) } : log.crisp;
+    });
+    return { logs, result: { ids: logs.map((log) => log.reqID), outputs: result } };
+  });
+
+  return json(batch ? results.outputs : results.outputs[0], { 'X-Evaluation-ID': results.ids.join(',') });
+}

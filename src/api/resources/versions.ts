@@ -1,0 +1,21 @@
+import type { AgentVersion, VersionSummary } from '../../schema/agent';
+import { listVersions, readVersion as readVersionRecord } from '../../store/agents';
+import { param, type Context } from '../context';
+import { json } from '../http';
+
+/** GET /agent/:id/version: oldest first. */
+export async function listAgentVersions(context: Context): Promise<Response> {
+  const versions = await listVersions(context.service.db, context.userID, param(context, 'id'));
+  return json(versions.map(({ id, createdAt }): VersionSummary => ({ id, createdAt })));
+}
+
+/** GET /version/:id */
+export async function readVersion(context: Context): Promise<Response> {
+  const { id, versionOf, userID, name, inputs, outputs, rules, parsed_rules, createdAt } = await readVersionRecord(
+    context.service.db,
+    context.userID,
+    param(context, 'id'),
+  );
+  const version: AgentVersion = { id, versionOf, userID, name, inputs, outputs, rules, parsed_rules, createdAt };
+  return json(version);
+}

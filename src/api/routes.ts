@@ -1,0 +1,25 @@
+import type { Route } from './router';
+import { createAccount } from './resources/account';
+import { describeService } from './resources/about';
+import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents';
+import { evaluateAgent } from './resources/inference';
+import { listAgentVersions, readVersion } from './resources/versions';
+import { readEvaluation } from './resources/evaluations';
+import { listFeedback, postFeedback } from './resources/feedback';
+
+/** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
+export const routes: Route[] = [
+  { method: 'GET', path: '/version', handler: describeService, access: 'public' },
+  { method: 'POST', path: '/account', handler: createAccount, access: 'public', body: 'optional' },
+  { method: 'GET', path: '/agent', handler: listAgents },
+  { method: 'POST', path: '/agent', handler: createAgent },
+  { method: 'GET', path: '/agent/:id', handler: readAgent },
+  { method: 'PUT', path: '/agent/:id', handler: updateAgent },
+  { method: 'DELETE', path: '/agent/:id', handler: deleteAgent },
+  { method: 'POST', path: '/agent/:id', handler: evaluateAgent },
+  { method: 'GET', path: '/agent/:id/version', handler: listAgentVersions },
+  { method: 'GET', path: '/version/:id', handler: readVersion },
+  { method: 'GET', path: '/evaluation/:id', handler: readEvaluation },
+  { method: 'POST', path: '/evaluation/:id/feedback', handler: postFeedback },
+  { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
+];

@@ -1,0 +1,85 @@
+import { ApiError } from '../schema/errors';
+import type { Account } from '../schema/account';
+import { FuzzboxDatabase, type DatabaseOptions } from '../store/database';
+import { authenticate } from './auth';
+import { readJsonBody } from './body';
+import { CompiledAgents } from './compiled-agents';
+import type { ServiceState } from './context';
+import { errorResponse } from './http';
+import { openAccount } from './resources/account';
+import { createRouter, type Route } from './router';
+import { routes } from './routes';
+
+export interface FuzzyServiceOptions extends DatabaseOptions {
+  /** IndexedDB database name; default `"fuzzbox"`. */
+  dbName?: string;
+  /** Whether `POST /account` creates accounts; default true. */
+  signup?: boolean;
+  /** Where the interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
+  basePath?: string;
+}
+
+export interface FuzzyService {
+  /** Answers one request of the REST interface; never rejects. */
+  handle(request: Request): Promise<Response>;
+  /**
+   * Creates an account without going through `POST /account`, for apps that switch sign-up off
+   * and hand out keys themselves. The key is returned once; only its SHA-256 is stored.
+   */
+  createAccount(name?: string): Promise<Account>;
+  /** Closes the database connection; requests after this fail with a 500. */
+  close(): Promise<void>;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function normaliseBasePath(basePath: string): string {
+  return `/${basePath.replace(/^\/+|\/+$/g, '')}/`.replace(/^\/\/$/, '/');
+}
+
+export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
+  const db = new FuzzboxDatabase(options.dbName ?? 'fuzzbox', options);
+  const service: ServiceState = {
+    db,
+    compiledAgents: new CompiledAgents(),
+    signup: options.signup ?? true,
+    basePath: normaliseBasePath(options.basePath ?? '/'),
+    keyCache: new Map(),
+  };
+  const match = createRouter(routes);
+
+  async function dispatch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method.toUpperCase();
+    const path = url.pathname.startsWith(service.basePath) ? url.pathname.slice(service.basePath.length - 1) : undefined;
+    const found = path === undefined ? ({ kind: 'no-route' } as const) : match(method, path);
+    if (found.kind === 'no-route') {
+      throw new ApiError('NotFound', `no endpoint at ${url.pathname}; see docs/REST.md for the endpoints`);
+    }
+    if (found.kind === 'method-not-allowed') {
+      const allow = found.allow.join(', ');
+      throw new ApiError('MethodNotAllowed', `${method} is not allowed on ${url.pathname}; use ${allow}`, {
+        headers: { Allow: allow },
+      });
+    }
+    const route: Route = found.route;
+    const userID = route.access === 'public' ? '' : await authenticate(service, request, url);
+    // GET and DELETE ignore any body: one known client sends `[]` with them.
+    const body = BODY_METHODS.has(method) ? await readJsonBody(request, route.body === 'optional') : undefined;
+    return route.handler({ request, url, params: found.params, userID, body, service });
+  }
+
+  return {
+    async handle(request) {
+      try {
+        return await dispatch(request);
+      } catch (error) {
+        return errorResponse(error);
+      }
+    },
+    createAccount: (name) => openAccount(db, name ?? null),
+    async close() {
+      db.close();
+    },
+  };
+}

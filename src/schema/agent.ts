@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+const nameText = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .min(1, { error: `${what} must not be empty` })
+    .max(200, { error: `${what} must be at most 200 characters` });
+
+/** 2 points = shoulder (slope), 3 = triangle, 4 = trapezoid. Ordering is checked by the engine. */
+export const setDefinitionSchema = z
+  .array(z.number({ error: 'every point of a set must be a finite number' }), {
+    error: 'a set must be an array of 2, 3 or 4 numbers',
+  })
+  .min(2, { error: 'a set needs 2 (slope), 3 (triangle) or 4 (trapezoid) points' })
+  .max(4, { error: 'a set needs 2 (slope), 3 (triangle) or 4 (trapezoid) points' });
+
+export const variableSchema = z.record(nameText('a set name'), setDefinitionSchema, {
+  error: 'a variable must be an object mapping set name → set definition',
+});
+
+const variablesSchema = (what: 'inputs' | 'outputs') =>
+  z.record(nameText('a variable name'), variableSchema, {
+    error: `${what} must be an object mapping variable name → { set name → set definition }`,
+  });
+
+/** The body of POST /agent and PUT /agent/:id: only these four fields are read. */
+export const agentBodySchema = z.object(
+  {
+    name: nameText('name'),
+    inputs: variablesSchema('inputs'),
+    outputs: variablesSchema('outputs'),
+    rules: z.array(z.string({ error: 'every rule must be a string' }), {
+      error: 'rules must be an array of strings, one rule per string',
+    }),
+  },
+  { error: 'the body must be a JSON object with name, inputs, outputs and rules' },
+);
+export type AgentBody = z.infer<typeof agentBodySchema>;
+
+const isoDate = z.iso.datetime({ precision: 3 });
+
+export const agentSchema = agentBodySchema.extend({
+  id: z.string(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  latestVersion: z.string(),
+});
+/** An agent as every endpoint returns it. */
+export type Agent = z.infer<typeof agentSchema>;
+
+export const agentSummarySchema = agentSchema.pick({ id: true, name: true });
+/** One row of GET /agent. */
+export type AgentSummary = z.infer<typeof agentSummarySchema>;
+
+export const agentVersionSchema = agentBodySchema.extend({
+  id: z.string(),
+  versionOf: z.string(),
+  userID: z.string(),
+  /** One rule AST per rule string, as the engine's `parseRule` returns it. */
+  parsed_rules: z.array(z.unknown()),
+  createdAt: isoDate,
+});
+/** The immutable snapshot taken at POST and at every successful PUT. */
+export type AgentVersion = z.infer<typeof agentVersionSchema>;
+
+export const versionSummarySchema = agentVersionSchema.pick({ id: true, createdAt: true });
+/** One row of GET /agent/:id/version. */
+export type VersionSummary = z.infer<typeof versionSummarySchema>;

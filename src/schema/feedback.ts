@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+const metricMap = z
+  .record(
+    z
+      .string()
+      .min(1, { error: 'a metric name must not be empty' })
+      .max(200, { error: 'a metric name must be at most 200 characters' }),
+    z.number({ error: 'every metric value must be a finite number' }),
+    { error: 'feedback must map metric name → number' },
+  )
+  .refine((data) => Object.keys(data).length > 0, { error: 'feedback must carry at least one metric' });
+
+/**
+ * POST /evaluation/:id/feedback accepts `{"data": {metric: number}}` or the bare map; a body whose
+ * `data` is an object is the wrapped form, anything else is read as the bare map (so a metric
+ * may itself be called "data").
+ */
+export const feedbackBodySchema = z.preprocess(
+  (body) =>
+    typeof body === 'object' && body !== null && !Array.isArray(body) && isPlainObject((body as { data?: unknown }).data)
+      ? (body as { data: unknown }).data
+      : body,
+  metricMap,
+);
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const feedbackSchema = z.object({
+  id: z.uuid({ version: 'v4' }),
+  evaluationLog: z.uuid({ version: 'v4' }),
+  data: z.record(z.string(), z.number()),
+  createdAt: z.iso.datetime({ precision: 3 }),
+});
+export type Feedback = z.infer<typeof feedbackSchema>;

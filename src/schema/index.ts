@@ -1,0 +1,5 @@
+export * from './agent';
+export * from './evaluation';
+export * from './feedback';
+export * from './account';
+export * from './errors';

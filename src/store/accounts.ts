@@ -1,0 +1,10 @@
+import type { FuzzboxDatabase } from './database';
+import type { AccountRecord } from './records';
+
+export async function addAccount(db: FuzzboxDatabase, account: AccountRecord): Promise<void> {
+  await db.accounts.add(account);
+}
+
+export function findAccountByKeyHash(db: FuzzboxDatabase, keyHash: string): Promise<AccountRecord | undefined> {
+  return db.accounts.where('keyHash').equals(keyHash).first();
+}

@@ -1,0 +1,144 @@
+import { Dexie } from 'dexie';
+import { ApiError } from '../schema/errors';
+import type { AgentBody } from '../schema/agent';
+import type { FuzzboxDatabase } from './database';
+import { newId, timestamp } from './ids';
+import type { AgentRecord, EvaluationRecord, StoredTrace, VersionRecord } from './records';
+
+const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
+
+/**
+ * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its
+ * owner). Call inside a transaction that includes `agents` and `deletedAgents`.
+ */
+export async function requireAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
+  const agent = await db.agents.get(id);
+  if (agent?.userID === userID) return agent;
+  if (!agent) {
+    const deleted = await db.deletedAgents.get(id);
+    if (deleted?.userID === userID) {
+      throw new ApiError('Gone', `agent "${id}" was deleted at ${deleted.deletedAt}`);
+    }
+  }
+  throw notFound(id);
+}
+
+export function readAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
+  return db.transaction('r', db.agents, db.deletedAgents, () => requireAgent(db, userID, id));
+}
+
+export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<AgentRecord[]> {
+  // ids sort by creation time, and an index lists equal keys in primary-key order
+  return db.agents.where('userID').equals(userID).toArray();
+}
+
+function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): VersionRecord {
+  return {
+    id: agent.latestVersion,
+    versionOf: agent.id,
+    userID: agent.userID,
+    name: agent.name,
+    inputs: agent.inputs,
+    outputs: agent.outputs,
+    rules: agent.rules,
+    parsed_rules: parsedRules,
+    createdAt: agent.updatedAt,
+    seq,
+  };
+}
+
+/** The agent and its first version, in one transaction. */
+export async function createAgent(
+  db: FuzzboxDatabase,
+  userID: string,
+  body: AgentBody,
+  parsedRules: unknown[],
+): Promise<AgentRecord> {
+  const now = timestamp();
+  const agent: AgentRecord = {
+    id: newId(),
+    userID,
+    name: body.name,
+    inputs: body.inputs,
+    outputs: body.outputs,
+    rules: body.rules,
+    createdAt: now,
+    updatedAt: now,
+    latestVersion: newId(),
+    versionCount: 1,
+  };
+  await db.transaction('rw', db.agents, db.versions, async () => {
+    await db.agents.add(agent);
+    await db.versions.add(snapshot(agent, parsedRules, 0));
+  });
+  return agent;
+}
+
+/** The new definition and a new version, in one transaction; versions are numbered in commit order. */
+export function updateAgent(
+  db: FuzzboxDatabase,
+  userID: string,
+  id: string,
+  body: AgentBody,
+  parsedRules: unknown[],
+): Promise<AgentRecord> {
+  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+    const current = await requireAgent(db, userID, id);
+    // Taken after the read, so concurrent PUTs (serialised by IndexedDB) get increasing times.
+    const agent: AgentRecord = {
+      ...current,
+      name: body.name,
+      inputs: body.inputs,
+      outputs: body.outputs,
+      rules: body.rules,
+      updatedAt: timestamp(),
+      latestVersion: newId(),
+      versionCount: current.versionCount + 1,
+    };
+    await db.agents.put(agent);
+    await db.versions.add(snapshot(agent, parsedRules, current.versionCount));
+    return agent;
+  });
+}
+
+function versionsOf(db: FuzzboxDatabase, agentID: string) {
+  return db.versions.where('[versionOf+seq]').between([agentID, Dexie.minKey], [agentID, Dexie.maxKey]);
+}
+
+/** Recomputes an evaluation's trace from the version it ran on. */
+export type TraceOf = (version: VersionRecord, evaluation: EvaluationRecord) => StoredTrace;
+
+/**
+ * Removes the agent and all its versions and leaves a tombstone, in one transaction. The
+ * agent's evaluation logs stay readable, so each gets its trace written in before the
+ * version it was recomputed from goes.
+ */
+export function deleteAgent(db: FuzzboxDatabase, userID: string, id: string, traceOf: TraceOf): Promise<void> {
+  return db.transaction('rw', [db.agents, db.versions, db.deletedAgents, db.evaluations], async () => {
+    await requireAgent(db, userID, id);
+    const versions = new Map((await versionsOf(db, id).toArray()).map((version) => [version.id, version]));
+    await db.evaluations
+      .where('[userID+agentID]')
+      .equals([userID, id])
+      .modify((evaluation) => {
+        const version = versions.get(evaluation.versionID);
+        if (!evaluation.trace && version) evaluation.trace = traceOf(version, evaluation);
+      });
+    await db.versions.bulkDelete([...versions.keys()]);
+    await db.agents.delete(id);
+    await db.deletedAgents.add({ id, userID, deletedAt: timestamp() });
+  });
+}
+
+export function listVersions(db: FuzzboxDatabase, userID: string, agentID: string): Promise<VersionRecord[]> {
+  return db.transaction('r', db.agents, db.deletedAgents, db.versions, async () => {
+    await requireAgent(db, userID, agentID);
+    return versionsOf(db, agentID).toArray();
+  });
+}
+
+export async function readVersion(db: FuzzboxDatabase, userID: string, id: string): Promise<VersionRecord> {
+  const version = await db.versions.get(id);
+  if (version?.userID !== userID) throw new ApiError('NotFound', `no version with id "${id}"`);
+  return version;
+}

@@ -1,0 +1,52 @@
+import { Dexie, type EntityTable } from 'dexie';
+import type {
+  AccountRecord,
+  AgentRecord,
+  DeletedAgentRecord,
+  EvaluationRecord,
+  FeedbackRecord,
+  VersionRecord,
+} from './records';
+
+export interface DatabaseOptions {
+  /** An IDBFactory, e.g. fake-indexeddb's in Node; Dexie's default when absent. */
+  indexedDB?: { open: Function };
+  IDBKeyRange?: { bound: Function; lowerBound: Function; upperBound: Function };
+}
+
+/**
+ * The schema, one `version()` per change. Never edit a declared version: add the next one
+ * (docs/REST.md, "Adding a schema version"), so databases created by an older fuzzbox upgrade.
+ */
+function declareVersions(db: Dexie): void {
+  db.version(1).stores({
+    accounts: 'userID, &keyHash',
+    agents: 'id, userID',
+    versions: 'id, [versionOf+seq]',
+    deletedAgents: 'id',
+    evaluations: 'reqID, [userID+agentID]',
+    feedback: '++seq, &id, evaluationLog',
+  });
+}
+
+export class FuzzboxDatabase extends Dexie {
+  accounts!: EntityTable<AccountRecord, 'userID'>;
+  agents!: EntityTable<AgentRecord, 'id'>;
+  versions!: EntityTable<VersionRecord, 'id'>;
+  deletedAgents!: EntityTable<DeletedAgentRecord, 'id'>;
+  evaluations!: EntityTable<EvaluationRecord, 'reqID'>;
+  feedback!: EntityTable<FeedbackRecord, 'seq'>;
+
+  constructor(name: string, options: DatabaseOptions = {}) {
+    super(name, {
+      // Only pass what was given: an explicit `undefined` would override Dexie's defaults.
+      ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+      ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+      // "stored" must mean on disk before a response leaves (SPEC 2: the log is stored first).
+      chromeTransactionDurability: 'strict',
+      // the service runs no live queries; Dexie's query cache would only cost memory
+      cache: 'disabled',
+    });
+    declareVersions(this);
+  }
+}

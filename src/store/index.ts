@@ -1,0 +1,6 @@
+export { FuzzboxDatabase, type DatabaseOptions } from './database';
+export * from './records';
+export * from './accounts';
+export * from './agents';
+export * from './evaluations';
+export { newId, timestamp } from './ids';

@@ -1,0 +1,73 @@
+import type { Outputs, Trace } from '../engine/types';
+import type { AgentBody } from '../schema/agent';
+
+/** inputs, outputs and rules, as the REST interface sends them */
+type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules'>;
+
+// What IndexedDB holds. Response shapes live in src/schema; these add the fields only the
+// service needs (owner, ordering counters, key hashes) and leave out what can be recomputed.
+
+export interface AccountRecord {
+  userID: string;
+  name: string | null;
+  /** hex SHA-256 of the API key; the key itself is never stored */
+  keyHash: string;
+  createdAt: string;
+}
+
+export interface AgentRecord extends Definition {
+  id: string;
+  userID: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  latestVersion: string;
+  /** how many versions were written; the next version's `seq` */
+  versionCount: number;
+}
+
+export interface VersionRecord extends Definition {
+  id: string;
+  versionOf: string;
+  userID: string;
+  name: string;
+  parsed_rules: unknown[];
+  createdAt: string;
+  /** 0 for the version written by POST, then 1, 2, … in commit order */
+  seq: number;
+}
+
+/** Remembers a deleted agent so its id answers 410 to its owner (404 to everybody else). */
+export interface DeletedAgentRecord {
+  id: string;
+  userID: string;
+  deletedAt: string;
+}
+
+/** The trace of SPEC section 4 without `crisp`, which every evaluation record keeps anyway. */
+export type StoredTrace = Omit<Trace, 'crisp'>;
+
+/**
+ * An evaluation log as stored: the input, the immutable version it ran on and the crisp result.
+ * The trace is recomputed from the version on read (the engine is deterministic); only when the
+ * agent is deleted, and its versions with it, is the trace written into the record.
+ */
+export interface EvaluationRecord {
+  reqID: string;
+  userID: string;
+  agentID: string;
+  versionID: string;
+  input: Record<string, number>;
+  crisp: Outputs;
+  createdAt: string;
+  trace?: StoredTrace;
+}
+
+export interface FeedbackRecord {
+  /** auto-increment; orders feedback of one evaluation oldest first */
+  seq?: number;
+  id: string;
+  evaluationLog: string;
+  data: Record<string, number>;
+  createdAt: string;
+}
