@@ -51,3 +51,50 @@ export interface ValidationIssue {
   path: string;
   message: string;
 }
+
+/** `variable IS set`: the degree of one input set (a condition) or the set an output reaches (a conclusion). */
+export interface SetReference {
+  readonly variable: string;
+  readonly set: string;
+}
+
+/**
+ * A rule's condition. `x IS NOT s` and `NOT x IS s` parse to the same `not` node; nested ANDs
+ * (and nested ORs) are flattened, so every way of writing one condition has one AST.
+ */
+export type Condition =
+  | ({ readonly type: 'is' } & SetReference)
+  | { readonly type: 'not'; readonly operand: Condition }
+  | { readonly type: 'and'; readonly operands: readonly Condition[] }
+  | { readonly type: 'or'; readonly operands: readonly Condition[] };
+
+/** `IF condition THEN conclusion, … [WITH weight]`; weight is 1 when the rule has no WITH. */
+export interface IfRule {
+  readonly type: 'if';
+  readonly condition: Condition;
+  readonly conclusions: readonly SetReference[];
+  readonly weight: number;
+}
+
+/** `input INCREASES output` / `input DECREASES output` — expanded into IF rules by compileAgent. */
+export interface TrendRule {
+  readonly type: 'increases' | 'decreases';
+  readonly input: string;
+  readonly output: string;
+  readonly weight: number;
+}
+
+/** The parsed form of one rule string: plain JSON data (stored as a version's `parsed_rules`). */
+export type RuleAst = IfRule | TrendRule;
+
+/** A variable as the compiled agent describes it: its range (min..max over all points) and its set names. */
+export interface VariableSummary {
+  readonly range: readonly [number, number];
+  readonly sets: readonly string[];
+}
+
+/** One expanded rule with its strength for given inputs (0 when it does not fire). */
+export interface Activation {
+  rule: string;
+  strength: number;
+}

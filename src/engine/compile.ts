@@ -1,0 +1,350 @@
+// compileAgent: validates a definition, expands INCREASES/DECREASES (SPEC 3), and lays the agent out
+// in flat typed arrays so that evaluation allocates nothing: input sets and output sets get one flat
+// index each, conditions become postfix operations, and every output keeps its sets' pieces per
+// interval between consecutive corners, ready for closed-form integration.
+
+import { AgentValidationError } from './errors.js';
+import { printRule } from './parse.js';
+import { membershipTrapezoid, shapeTrapezoid, type Trapezoid } from './shape.js';
+import type {
+  AgentDefinition,
+  Condition,
+  IfRule,
+  RuleAst,
+  SetDefinition,
+  VariableDefinition,
+  VariableSummary,
+} from './types.js';
+import { validateAgent } from './validate.js';
+
+export const PROGRAM = Symbol('fuzzbox.engine.program');
+
+/** The postfix operations a condition compiles to. */
+export const LOAD = 0;
+export const NOT = 1;
+export const AND = 2;
+export const OR = 3;
+
+/** The flat, preallocated form of an agent that evaluation runs on; internal to the engine. */
+export interface Program {
+  readonly inputNames: readonly string[];
+  /** input i owns input sets inputSetStart[i] .. inputSetStart[i + 1] − 1 */
+  readonly inputSetStart: Int32Array;
+  readonly inputSetNames: readonly string[];
+  /** 4 numbers per input set: its membership trapezoid (shoulders reach to ±Infinity) */
+  readonly inputTrapezoids: Float64Array;
+  /** scratch: degree per input set, NaN when its input is missing */
+  readonly degrees: Float64Array;
+
+  /** the text of each expanded rule: as written, or canonical for an expanded INCREASES/DECREASES */
+  readonly ruleTexts: readonly string[];
+  /** rule r's postfix condition is ops[opStart[r]] .. ops[opStart[r + 1] − 1], each with its opArg */
+  readonly opStart: Int32Array;
+  readonly ops: Int32Array;
+  readonly opArgs: Int32Array;
+  readonly stack: Float64Array;
+  readonly weights: Float64Array;
+  /** rule r reaches output sets conclusionSets[conclusionStart[r]] .. */
+  readonly conclusionStart: Int32Array;
+  readonly conclusionSets: Int32Array;
+  /** scratch: strength per rule; inferred degree per output set */
+  readonly strengths: Float64Array;
+  readonly inferred: Float64Array;
+
+  readonly outputNames: readonly string[];
+  readonly outputSetStart: Int32Array;
+  readonly outputSetNames: readonly string[];
+  readonly outputShapes: readonly Trapezoid[];
+  /** each output's range minimum; integration runs relative to it for precision */
+  readonly origins: Float64Array;
+  /** output o owns intervals intervalStart[o] .. intervalStart[o + 1] − 1, from left to right */
+  readonly intervalStart: Int32Array;
+  /** interval k spans [intervalFrom[k], intervalTo[k]], relative to its output's origin */
+  readonly intervalFrom: Float64Array;
+  readonly intervalTo: Float64Array;
+  /** interval k has pieces pieceStart[k] .. : output set pieceSet, degree pieceFrom at its left end, pieceTo at its right */
+  readonly pieceStart: Int32Array;
+  readonly pieceSet: Int32Array;
+  readonly pieceFrom: Float64Array;
+  readonly pieceTo: Float64Array;
+  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s], grouped by x */
+  readonly spikeStart: Int32Array;
+  readonly spikeSet: Int32Array;
+  readonly spikeX: Float64Array;
+  /** scratch for integrating one interval: piece degrees and breakpoints */
+  readonly scratchFrom: Float64Array;
+  readonly scratchTo: Float64Array;
+  readonly scratchHeight: Float64Array;
+  readonly scratchBreaks: Float64Array;
+}
+
+/** A compiled agent: immutable, validated, with its rules parsed and ready to evaluate. */
+export interface CompiledAgent {
+  /** a deep-frozen copy of the definition it was compiled from */
+  readonly definition: AgentDefinition;
+  /** one AST per rule string, in order, INCREASES/DECREASES not expanded */
+  readonly parsedRules: readonly RuleAst[];
+  /** the rules evaluation runs, INCREASES/DECREASES expanded into IF rules */
+  readonly expandedRules: readonly IfRule[];
+  readonly inputs: Readonly<Record<string, VariableSummary>>;
+  readonly outputs: Readonly<Record<string, VariableSummary>>;
+  /** @internal */
+  readonly [PROGRAM]: Program;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A record built with defined properties, so that a name such as "__proto__" stays an ordinary key. */
+export function record<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
+}
+
+function range(sets: VariableDefinition): [number, number] {
+  const points = Object.values(sets).flat();
+  return [Math.min(...points), Math.max(...points)];
+}
+
+function summarize(variables: Record<string, VariableDefinition>): Record<string, VariableSummary> {
+  return record(
+    Object.entries(variables).map(([name, sets]) => [name, { range: range(sets), sets: Object.keys(sets) }] as const),
+  );
+}
+
+/** The x where a set is fully true, midway: its order for INCREASES/DECREASES. */
+function centre(points: SetDefinition, variableRange: [number, number]): number {
+  const [, b, c] = shapeTrapezoid(points, variableRange);
+  return (b + c) / 2;
+}
+
+function setsByCentre(sets: VariableDefinition): string[] {
+  const variableRange = range(sets);
+  return Object.keys(sets)
+    .map((name, order) => ({ name, order, centre: centre(sets[name]!, variableRange) }))
+    .sort((p, q) => p.centre - q.centre || p.order - q.order)
+    .map(({ name }) => name);
+}
+
+/** Set i of n pairs with set round(i·(m−1)/(n−1)) of m (halves round up); a lone set pairs with the middle one. */
+function pairedIndex(i: number, n: number, m: number): number {
+  return n === 1 ? Math.round((m - 1) / 2) : Math.round((i * (m - 1)) / (n - 1));
+}
+
+function expand(ast: RuleAst, text: string, definition: ValidDefinition): Array<{ rule: IfRule; text: string }> {
+  if (ast.type === 'if') return [{ rule: ast, text }];
+  const inputSets = setsByCentre(definition.inputs[ast.input]!);
+  const outputSets = setsByCentre(definition.outputs[ast.output]!);
+  if (ast.type === 'decreases') outputSets.reverse();
+  return inputSets.map((set, i) => {
+    const rule: IfRule = {
+      type: 'if',
+      condition: { type: 'is', variable: ast.input, set },
+      conclusions: [{ variable: ast.output, set: outputSets[pairedIndex(i, inputSets.length, outputSets.length)]! }],
+      weight: ast.weight,
+    };
+    return { rule, text: printRule(rule) };
+  });
+}
+
+interface ValidDefinition {
+  inputs: Record<string, VariableDefinition>;
+  outputs: Record<string, VariableDefinition>;
+}
+
+/** Flat indices of every set of every variable, in definition order. */
+function indexSets(variables: Record<string, VariableDefinition>) {
+  const names = Object.keys(variables);
+  const start = new Int32Array(names.length + 1);
+  const setNames: string[] = [];
+  const points: SetDefinition[] = [];
+  const ranges: Array<[number, number]> = [];
+  const index = new Map<string, Map<string, number>>();
+  names.forEach((name, i) => {
+    start[i] = setNames.length;
+    const sets = variables[name]!;
+    const variableRange = range(sets);
+    const byName = new Map<string, number>();
+    for (const [setName, setPoints] of Object.entries(sets)) {
+      byName.set(setName, setNames.length);
+      setNames.push(setName);
+      points.push(setPoints);
+      ranges.push(variableRange);
+    }
+    index.set(name, byName);
+  });
+  start[names.length] = setNames.length;
+  return { names, start, setNames, points, ranges, index };
+}
+
+function compileCondition(condition: Condition, index: Map<string, Map<string, number>>, ops: number[], args: number[]): number {
+  switch (condition.type) {
+    case 'is':
+      ops.push(LOAD);
+      args.push(index.get(condition.variable)!.get(condition.set)!);
+      return 1;
+    case 'not': {
+      const depth = compileCondition(condition.operand, index, ops, args);
+      ops.push(NOT);
+      args.push(0);
+      return depth;
+    }
+    case 'and':
+    case 'or': {
+      let depth = 0;
+      condition.operands.forEach((operand, i) => {
+        depth = Math.max(depth, i + compileCondition(operand, index, ops, args));
+      });
+      ops.push(condition.type === 'and' ? AND : OR);
+      args.push(condition.operands.length);
+      return depth;
+    }
+  }
+}
+
+/** Degrees of a trapezoid at both ends of [from, to], on which it is one straight piece. */
+function pieceDegrees([a, b, c, d]: Trapezoid, from: number, to: number): [number, number] {
+  const middle = (from + to) / 2;
+  if (middle < b) return [(from - a) / (b - a), (to - a) / (b - a)];
+  if (middle <= c) return [1, 1];
+  return [(d - from) / (d - c), (d - to) / (d - c)];
+}
+
+function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCount: number) {
+  const origins = new Float64Array(outputCount);
+  const intervalStart = new Int32Array(outputCount + 1);
+  const intervalFrom: number[] = [];
+  const intervalTo: number[] = [];
+  const pieceStart: number[] = [];
+  const pieceSet: number[] = [];
+  const pieceFrom: number[] = [];
+  const pieceTo: number[] = [];
+  const spikeStart = new Int32Array(outputCount + 1);
+  const spikeSet: number[] = [];
+  const spikeX: number[] = [];
+  let mostPieces = 1;
+  for (let o = 0; o < outputCount; o++) {
+    const sets: number[] = [];
+    for (let s = start[o]!; s < start[o + 1]!; s++) sets.push(s);
+    const corners = [...new Set(sets.flatMap((s) => shapes[s]!))].sort((p, q) => p - q);
+    const origin = corners[0]!;
+    origins[o] = origin;
+    intervalStart[o] = intervalFrom.length;
+    for (let k = 0; k + 1 < corners.length; k++) {
+      const from = corners[k]!;
+      const to = corners[k + 1]!;
+      intervalFrom.push(from - origin);
+      intervalTo.push(to - origin);
+      pieceStart.push(pieceSet.length);
+      for (const s of sets) {
+        const shape = shapes[s]!;
+        if (shape[0] >= to || shape[3] <= from) continue;
+        const [degreeFrom, degreeTo] = pieceDegrees(shape, from, to);
+        pieceSet.push(s);
+        pieceFrom.push(degreeFrom);
+        pieceTo.push(degreeTo);
+      }
+      mostPieces = Math.max(mostPieces, pieceSet.length - pieceStart[pieceStart.length - 1]!);
+    }
+    spikeStart[o] = spikeSet.length;
+    const spikes = sets.filter((s) => shapes[s]![0] === shapes[s]![3]).sort((p, q) => shapes[p]![0] - shapes[q]![0]);
+    for (const s of spikes) {
+      spikeSet.push(s);
+      spikeX.push(shapes[s]![0]);
+    }
+  }
+  intervalStart[outputCount] = intervalFrom.length;
+  spikeStart[outputCount] = spikeSet.length;
+  pieceStart.push(pieceSet.length);
+  // breakpoints of one interval: both ends, one clipping kink per piece, three crossings per pair
+  const breakCapacity = 2 + mostPieces + (3 * mostPieces * (mostPieces - 1)) / 2;
+  return {
+    origins,
+    intervalStart,
+    intervalFrom: Float64Array.from(intervalFrom),
+    intervalTo: Float64Array.from(intervalTo),
+    pieceStart: Int32Array.from(pieceStart),
+    pieceSet: Int32Array.from(pieceSet),
+    pieceFrom: Float64Array.from(pieceFrom),
+    pieceTo: Float64Array.from(pieceTo),
+    spikeStart,
+    spikeSet: Int32Array.from(spikeSet),
+    spikeX: Float64Array.from(spikeX),
+    scratchFrom: new Float64Array(mostPieces),
+    scratchTo: new Float64Array(mostPieces),
+    scratchHeight: new Float64Array(mostPieces),
+    scratchBreaks: new Float64Array(breakCapacity),
+  };
+}
+
+/** Validates and compiles an agent; throws AgentValidationError listing every problem found. */
+export function compileAgent(definition: AgentDefinition): CompiledAgent {
+  const result = validateAgent(definition);
+  if (!('agent' in result)) throw new AgentValidationError(result.issues);
+  const { agent } = result;
+  const frozen = deepFreeze({
+    inputs: record(Object.entries(agent.inputs).map(([n, sets]) => [n, record(Object.entries(sets).map(([s, p]) => [s, [...p]]))])),
+    outputs: record(Object.entries(agent.outputs).map(([n, sets]) => [n, record(Object.entries(sets).map(([s, p]) => [s, [...p]]))])),
+    rules: [...agent.rules],
+  }) as AgentDefinition & ValidDefinition;
+  const parsedRules = deepFreeze(agent.parsedRules);
+
+  const expanded = parsedRules.flatMap((ast, i) => expand(ast, agent.rules[i]!, frozen));
+  const inputSets = indexSets(frozen.inputs);
+  const outputSets = indexSets(frozen.outputs);
+
+  const inputTrapezoids = new Float64Array(4 * inputSets.setNames.length);
+  inputSets.points.forEach((points, s) => inputTrapezoids.set(membershipTrapezoid(points, inputSets.ranges[s]!), 4 * s));
+  const outputShapes = outputSets.points.map((points, s) => shapeTrapezoid(points, outputSets.ranges[s]!));
+
+  const ops: number[] = [];
+  const opArgs: number[] = [];
+  const opStart = new Int32Array(expanded.length + 1);
+  const conclusionStart = new Int32Array(expanded.length + 1);
+  const conclusionSets: number[] = [];
+  let depth = 1;
+  expanded.forEach(({ rule }, r) => {
+    opStart[r] = ops.length;
+    depth = Math.max(depth, compileCondition(rule.condition, inputSets.index, ops, opArgs));
+    conclusionStart[r] = conclusionSets.length;
+    for (const { variable, set } of rule.conclusions) conclusionSets.push(outputSets.index.get(variable)!.get(set)!);
+  });
+  opStart[expanded.length] = ops.length;
+  conclusionStart[expanded.length] = conclusionSets.length;
+
+  const program: Program = {
+    inputNames: inputSets.names,
+    inputSetStart: inputSets.start,
+    inputSetNames: inputSets.setNames,
+    inputTrapezoids,
+    degrees: new Float64Array(inputSets.setNames.length),
+    ruleTexts: expanded.map(({ text }) => text),
+    opStart,
+    ops: Int32Array.from(ops),
+    opArgs: Int32Array.from(opArgs),
+    stack: new Float64Array(depth),
+    weights: Float64Array.from(expanded, ({ rule }) => rule.weight),
+    conclusionStart,
+    conclusionSets: Int32Array.from(conclusionSets),
+    strengths: new Float64Array(expanded.length),
+    inferred: new Float64Array(outputSets.setNames.length),
+    outputNames: outputSets.names,
+    outputSetStart: outputSets.start,
+    outputSetNames: outputSets.setNames,
+    outputShapes,
+    ...layOutOutputs(outputShapes, outputSets.start, outputSets.names.length),
+  };
+
+  return Object.freeze({
+    definition: frozen,
+    parsedRules,
+    expandedRules: deepFreeze(expanded.map(({ rule }) => rule)),
+    inputs: deepFreeze(summarize(frozen.inputs)),
+    outputs: deepFreeze(summarize(frozen.outputs)),
+    [PROGRAM]: program,
+  });
+}

@@ -1,0 +1,32 @@
+import type { ValidationIssue } from './types.js';
+
+/** A rule string that does not follow the rule grammar; `column` is 1-based. */
+export class RuleSyntaxError extends Error {
+  override readonly name = 'RuleSyntaxError';
+  readonly rule: string;
+  readonly column: number;
+
+  constructor(rule: string, column: number, expectation: string) {
+    super(`column ${column}: ${expectation}`);
+    this.rule = rule;
+    this.column = column;
+  }
+}
+
+/** An agent definition that cannot be compiled; `issues` lists every problem found, by path. */
+export class AgentValidationError extends Error {
+  override readonly name = 'AgentValidationError';
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[]) {
+    const first = issues[0];
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    super(first ? `invalid agent: ${first.path}: ${first.message}${more}` : 'invalid agent');
+    this.issues = issues;
+  }
+}
+
+/** Inputs that cannot be evaluated: an unknown input name, or a value that is not a finite number. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+}

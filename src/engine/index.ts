@@ -1,0 +1,8 @@
+// fuzzbox/engine: the exact Mamdani engine (SPEC sections 3 and 4). Pure: no I/O, no DOM, no dependencies.
+
+export { parseRule, printRule } from './parse.js';
+export { compileAgent, type CompiledAgent } from './compile.js';
+export { evaluate, evaluateBatch, activations } from './evaluate.js';
+export { membership, setShape } from './shape.js';
+export { RuleSyntaxError, AgentValidationError, InputError } from './errors.js';
+export type * from './types.js';

@@ -1,0 +1,229 @@
+// The rule language of SPEC section 3, read by a small recursive-descent parser, and its printer.
+// Keywords are case-insensitive; an unquoted name is one word; a name with spaces, punctuation or a
+// keyword in it is written in double quotes (with \" and \\ as escapes).
+
+import { RuleSyntaxError } from './errors.js';
+import type { Condition, IfRule, RuleAst, SetReference } from './types.js';
+
+const KEYWORDS = new Set(['IF', 'THEN', 'IS', 'NOT', 'AND', 'OR', 'WITH', 'INCREASES', 'DECREASES']);
+const PLAIN_NAME = /^[^\s(),"\\]+$/;
+const WEIGHT = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+type TokenKind = 'keyword' | 'name' | '(' | ')' | ',' | 'end';
+
+interface Token {
+  kind: TokenKind;
+  /** the keyword in upper case, the name unquoted, or the punctuation itself */
+  value: string;
+  column: number;
+}
+
+function tokenize(rule: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < rule.length) {
+    const ch = rule[i]!;
+    if (/\s/.test(ch)) {
+      i++;
+    } else if (ch === '(' || ch === ')' || ch === ',') {
+      tokens.push({ kind: ch, value: ch, column: i + 1 });
+      i++;
+    } else if (ch === '"') {
+      const start = i;
+      let name = '';
+      i++;
+      while (i < rule.length && rule[i] !== '"') {
+        if (rule[i] === '\\' && i + 1 < rule.length) i++;
+        name += rule[i];
+        i++;
+      }
+      if (i >= rule.length) {
+        throw new RuleSyntaxError(rule, start + 1, 'expected a closing " for the quoted name that starts here');
+      }
+      if (name === '') throw new RuleSyntaxError(rule, start + 1, 'expected a name between the quotes');
+      tokens.push({ kind: 'name', value: name, column: start + 1 });
+      i++;
+    } else {
+      const start = i;
+      while (i < rule.length && !/[\s(),"]/.test(rule[i]!)) i++;
+      const word = rule.slice(start, i);
+      const upper = word.toUpperCase();
+      if (KEYWORDS.has(upper)) tokens.push({ kind: 'keyword', value: upper, column: start + 1 });
+      else tokens.push({ kind: 'name', value: word, column: start + 1 });
+    }
+  }
+  tokens.push({ kind: 'end', value: '', column: rule.length + 1 });
+  return tokens;
+}
+
+function describe(token: Token | undefined): string {
+  if (!token) return 'at the start of the rule';
+  if (token.kind === 'keyword') return `after ${token.value}`;
+  return `after ${JSON.stringify(token.value)}`;
+}
+
+class Parser {
+  private position = 0;
+
+  constructor(
+    private readonly rule: string,
+    private readonly tokens: Token[],
+  ) {}
+
+  parse(): RuleAst {
+    const ast = this.isKeyword('IF') ? this.ifRule() : this.trendRule();
+    this.expectEnd(ast.type === 'if' ? '",", WITH or the end of the rule' : 'WITH or the end of the rule');
+    return ast;
+  }
+
+  private get current(): Token {
+    return this.tokens[this.position]!;
+  }
+
+  private fail(expectation: string): never {
+    throw new RuleSyntaxError(this.rule, this.current.column, `expected ${expectation} ${describe(this.tokens[this.position - 1])}`);
+  }
+
+  private isKeyword(keyword: string): boolean {
+    return this.current.kind === 'keyword' && this.current.value === keyword;
+  }
+
+  private acceptKeyword(keyword: string): boolean {
+    if (!this.isKeyword(keyword)) return false;
+    this.position++;
+    return true;
+  }
+
+  private expectKeyword(keyword: string): void {
+    if (!this.acceptKeyword(keyword)) this.fail(keyword);
+  }
+
+  private name(what: string): string {
+    if (this.current.kind !== 'name') this.fail(what);
+    return this.tokens[this.position++]!.value;
+  }
+
+  private ifRule(): IfRule {
+    this.position++;
+    const condition = this.condition();
+    this.expectKeyword('THEN');
+    const conclusions = [this.conclusion()];
+    while (this.current.kind === ',') {
+      this.position++;
+      conclusions.push(this.conclusion());
+    }
+    return { type: 'if', condition, conclusions, weight: this.weight() };
+  }
+
+  private trendRule(): RuleAst {
+    const input = this.name('IF or a variable name');
+    const trend = this.current;
+    if (!this.acceptKeyword('INCREASES') && !this.acceptKeyword('DECREASES')) this.fail('INCREASES or DECREASES');
+    const output = this.name('an output variable name');
+    const type = trend.value === 'INCREASES' ? 'increases' : 'decreases';
+    return { type, input, output, weight: this.weight() };
+  }
+
+  private weight(): number {
+    if (!this.acceptKeyword('WITH')) return 1;
+    const token = this.current;
+    if (token.kind !== 'name' || !WEIGHT.test(token.value)) this.fail('a weight (a number from 0 to 1)');
+    const weight = Number(token.value);
+    if (weight > 1) throw new RuleSyntaxError(this.rule, token.column, `expected a weight from 0 to 1, got ${token.value}`);
+    this.position++;
+    return weight;
+  }
+
+  private expectEnd(expectation: string): void {
+    if (this.current.kind !== 'end') this.fail(expectation);
+  }
+
+  /** A condition ends at THEN, or at the ")" matching `open` when it is inside parentheses. */
+  private condition(open?: Token): Condition {
+    const operands = [this.conjunction(open)];
+    while (this.acceptKeyword('OR')) operands.push(this.conjunction(open));
+    return operands.length === 1 ? operands[0]! : { type: 'or', operands: flatten('or', operands) };
+  }
+
+  private conjunction(open?: Token): Condition {
+    const operands = [this.term()];
+    while (this.acceptKeyword('AND')) operands.push(this.term());
+    const closes = open ? this.current.kind === ')' : this.isKeyword('THEN');
+    if (!closes && !this.isKeyword('OR')) {
+      this.fail(open ? `AND, OR or ")" to close the "(" at column ${open.column}` : 'AND, OR or THEN');
+    }
+    return operands.length === 1 ? operands[0]! : { type: 'and', operands: flatten('and', operands) };
+  }
+
+  private term(): Condition {
+    if (this.acceptKeyword('NOT')) return { type: 'not', operand: this.term() };
+    if (this.current.kind === '(') {
+      const open = this.current;
+      this.position++;
+      const condition = this.condition(open);
+      this.position++;
+      return condition;
+    }
+    const variable = this.name('a variable name, NOT or "("');
+    this.expectKeyword('IS');
+    const negated = this.acceptKeyword('NOT');
+    const set = this.name(negated ? 'a set name' : 'a set name or NOT');
+    const is: Condition = { type: 'is', variable, set };
+    return negated ? { type: 'not', operand: is } : is;
+  }
+
+  private conclusion(): SetReference {
+    const variable = this.name('an output variable name');
+    this.expectKeyword('IS');
+    if (this.isKeyword('NOT')) this.fail('a set name (a conclusion cannot be negated)');
+    return { variable, set: this.name('a set name') };
+  }
+}
+
+function flatten(type: 'and' | 'or', operands: Condition[]): Condition[] {
+  return operands.flatMap((operand) => (operand.type === type ? operand.operands : [operand]));
+}
+
+/** Parses one rule string into its AST; throws RuleSyntaxError with the 1-based column of the fault. */
+export function parseRule(text: string): RuleAst {
+  return new Parser(text, tokenize(text)).parse();
+}
+
+function printName(name: string): string {
+  if (PLAIN_NAME.test(name) && !KEYWORDS.has(name.toUpperCase())) return name;
+  return `"${name.replace(/["\\]/g, '\\$&')}"`;
+}
+
+function printCondition(condition: Condition): string {
+  switch (condition.type) {
+    case 'is':
+      return `${printName(condition.variable)} IS ${printName(condition.set)}`;
+    case 'not':
+      if (condition.operand.type === 'is') {
+        return `${printName(condition.operand.variable)} IS NOT ${printName(condition.operand.set)}`;
+      }
+      return `NOT ${printOperand(condition.operand, 'not')}`;
+    case 'and':
+      return condition.operands.map((operand) => printOperand(operand, 'and')).join(' AND ');
+    case 'or':
+      return condition.operands.map((operand) => printOperand(operand, 'or')).join(' OR ');
+  }
+}
+
+/** Parentheses only where precedence needs them: an OR inside AND or NOT, an AND inside NOT. */
+function printOperand(operand: Condition, parent: 'and' | 'or' | 'not'): string {
+  const needsParentheses =
+    (operand.type === 'or' && parent !== 'or') || (operand.type === 'and' && parent === 'not');
+  const text = printCondition(operand);
+  return needsParentheses ? `(${text})` : text;
+}
+
+/** The canonical text of a rule: upper-case keywords, names quoted only when needed, WITH only when not 1. */
+export function printRule(ast: RuleAst): string {
+  const weight = ast.weight === 1 ? '' : ` WITH ${ast.weight}`;
+  if (ast.type === 'if') {
+    const conclusions = ast.conclusions.map((c) => `${printName(c.variable)} IS ${printName(c.set)}`);
+    return `IF ${printCondition(ast.condition)} THEN ${conclusions.join(', ')}${weight}`;
+  }
+  return `${printName(ast.input)} ${ast.type.toUpperCase()} ${printName(ast.output)}${weight}`;
+}

@@ -1,0 +1,92 @@
+// Membership functions (SPEC 4.1) and set shapes (SPEC 4.4). Every set is handled as a trapezoid
+// [a, b, c, d]: a triangle [a, b, c] is [a, b, b, c]; a shoulder becomes a trapezoid reaching to the
+// edge of its variable's range (for shapes) or to ±Infinity (for membership, so that it saturates).
+
+import type { Polygon, SetDefinition } from './types.js';
+
+export type Trapezoid = readonly [number, number, number, number];
+
+/** A shoulder falls when its midpoint lies below the midpoint of its variable's range; otherwise it rises. */
+export function isFallingShoulder(points: SetDefinition, range: readonly [number, number]): boolean {
+  return points[0]! + points[1]! < range[0] + range[1];
+}
+
+function asTrapezoid(points: SetDefinition, range: readonly [number, number], low: number, high: number): Trapezoid {
+  const [a, b, c, d] = points as [number, number, number?, number?];
+  if (points.length === 2) return isFallingShoulder(points, range) ? [low, low, a, b] : [a, b, high, high];
+  if (points.length === 3) return [a, b, b, c!];
+  return [a, b, c!, d!];
+}
+
+/** The set as a trapezoid within its variable's range: the shape that is drawn, clipped and aggregated. */
+export function shapeTrapezoid(points: SetDefinition, range: readonly [number, number]): Trapezoid {
+  return asTrapezoid(points, range, range[0], range[1]);
+}
+
+/** The set as a trapezoid whose shoulders reach to ±Infinity: the function that fuzzifies an input. */
+export function membershipTrapezoid(points: SetDefinition, range: readonly [number, number]): Trapezoid {
+  return asTrapezoid(points, range, -Infinity, Infinity);
+}
+
+/** Degree of x in trapezoid [a, b, c, d]; equal neighbouring points make a vertical edge of degree 1. */
+export function trapezoidDegree(a: number, b: number, c: number, d: number, x: number): number {
+  if (x < a || x > d) return 0;
+  if (x < b) return (x - a) / (b - a);
+  if (x <= c) return 1;
+  return (d - x) / (d - c);
+}
+
+/** Degree of membership of x in a set (SPEC 4.1); `range` is the set's variable's range. */
+export function membership(points: SetDefinition, range: readonly [number, number], x: number): number {
+  const [a, b, c, d] = membershipTrapezoid(points, range);
+  return trapezoidDegree(a, b, c, d, x);
+}
+
+/** (1 − t)·from + t·to, exact at t = 0 and t = 1. */
+function lerp(from: number, to: number, t: number): number {
+  return (1 - t) * from + t * to;
+}
+
+/** The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. */
+export function clipTrapezoid([a, b, c, d]: Trapezoid, height: number): Polygon {
+  return simplify([
+    [a, 0],
+    [lerp(a, b, height), height],
+    [lerp(d, c, height), height],
+    [d, 0],
+  ]);
+}
+
+/** The set's full shape as a polygon (shoulders as trapezoids to the range's edge), for drawing. */
+export function setShape(points: SetDefinition, range: readonly [number, number]): Polygon {
+  return clipTrapezoid(shapeTrapezoid(points, range), 1);
+}
+
+/** Sine of the angle below which three points count as collinear: far below any visible bend. */
+const COLLINEAR = 1e-12;
+
+/** B lies on the segment from A to C (A ≠ C); a spike that goes up and back down (A = C) is kept. */
+function onSegment(a: [number, number], b: [number, number], c: [number, number]): boolean {
+  const abx = b[0] - a[0];
+  const aby = b[1] - a[1];
+  const acx = c[0] - a[0];
+  const acy = c[1] - a[1];
+  const acLength = Math.hypot(acx, acy);
+  if (acLength === 0) return false;
+  const cross = abx * acy - aby * acx;
+  if (Math.abs(cross) > COLLINEAR * acLength * Math.hypot(abx, aby)) return false;
+  const along = abx * acx + aby * acy;
+  return along >= 0 && along <= acLength * acLength;
+}
+
+/** Drops repeated points and interior points that lie on the segment joining their neighbours. */
+export function simplify(points: Polygon): Polygon {
+  const result: Polygon = [];
+  for (const point of points) {
+    const last = result[result.length - 1];
+    if (last && last[0] === point[0] && last[1] === point[1]) continue;
+    while (result.length >= 2 && onSegment(result[result.length - 2]!, result[result.length - 1]!, point)) result.pop();
+    result.push(point);
+  }
+  return result;
+}
