@@ -1,0 +1,111 @@
+// Writes that belong together share one IndexedDB transaction: when any write of the
+// transaction fails, nothing of it is stored. Also SPEC 6's 507 on a full disk.
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { brokenStore, failWrites, quotaExceeded } from '../support/faults';
+import { createTestService, tippingAgent, type TestService } from '../support/service';
+
+let t: TestService;
+let key: string;
+let restore: (() => void) | undefined;
+beforeEach(async () => {
+  t = await createTestService();
+  key = await t.signup();
+});
+afterEach(async () => {
+  restore?.();
+  restore = undefined;
+  await t.close();
+});
+
+async function newAgent() {
+  return (await t.call('POST', 'agent', { key, body: tippingAgent() })).body as { id: string; latestVersion: string };
+}
+
+describe('atomicity', () => {
+  test('POST /agent: when the version write fails, no agent exists afterwards', async () => {
+    const before = await t.snapshot();
+    restore = failWrites('versions', brokenStore);
+    const { status, body } = await t.call('POST', 'agent', { key, body: tippingAgent() });
+    restore();
+    expect(status).toBe(500);
+    expect(body.status).toBe('error');
+    expect(await t.snapshot()).toBe(before);
+    expect((await t.call('GET', 'agent', { key })).body).toEqual([]);
+  });
+
+  test('PUT /agent/:id: when the version write fails, the agent keeps its old definition', async () => {
+    const agent = await newAgent();
+    const before = await t.snapshot();
+    restore = failWrites('versions', brokenStore);
+    const { status } = await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('renamed') });
+    restore();
+    expect(status).toBe(500);
+    expect(await t.snapshot()).toBe(before);
+    expect((await t.call('GET', `agent/${agent.id}`, { key })).body.name).toBe('tipping');
+  });
+
+  test('DELETE /agent/:id: when the tombstone write fails, agent, versions and logs stay as they were', async () => {
+    const agent = await newAgent();
+    await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('second') });
+    await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 9 }] });
+    const before = await t.snapshot();
+    // the tombstone is the delete's last write: agent, versions and the logs' traces came first
+    restore = failWrites('deletedAgents', brokenStore);
+    const { status } = await t.call('DELETE', `agent/${agent.id}`, { key });
+    restore();
+    expect(status).toBe(500);
+    expect(await t.snapshot()).toBe(before);
+    expect((await t.call('GET', `agent/${agent.id}/version`, { key })).body).toHaveLength(2);
+  });
+
+  test('a batch evaluation stores all its logs or none', async () => {
+    const agent = await newAgent();
+    const before = await t.snapshot();
+    // the third log of the batch fails; the first two must not stay behind
+    restore = failWrites('evaluations', brokenStore, { after: 2 });
+    const batch = [{ service: 1 }, { service: 2 }, { service: 3 }];
+    const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: batch });
+    restore();
+    expect(status).toBe(500);
+    expect(headers.get('X-Evaluation-ID')).toBeNull();
+    expect(await t.snapshot()).toBe(before);
+  });
+});
+
+describe('507 when the storage quota is exhausted', () => {
+  test('POST /agent answers 507 and writes nothing', async () => {
+    const before = await t.snapshot();
+    restore = failWrites('versions', quotaExceeded);
+    const { status, headers, body } = await t.call('POST', 'agent', { key, body: tippingAgent() });
+    restore();
+    expect(status).toBe(507);
+    expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(body).toMatchObject({ status: 'error', error: 'QuotaExceeded' });
+    expect(body.message).toMatch(/quota/);
+    expect(await t.snapshot()).toBe(before);
+  });
+
+  test('an evaluation answers 507, stores no log and sends no X-Evaluation-ID', async () => {
+    const agent = await newAgent();
+    const before = await t.snapshot();
+    restore = failWrites('evaluations', quotaExceeded);
+    const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } });
+    restore();
+    expect(status).toBe(507);
+    expect(headers.get('X-Evaluation-ID')).toBeNull();
+    expect(await t.snapshot()).toBe(before);
+  });
+
+  test('feedback and sign-up answer 507 too', async () => {
+    const agent = await newAgent();
+    const reqID = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } })).headers.get('X-Evaluation-ID');
+    const before = await t.snapshot();
+    restore = failWrites('feedback', quotaExceeded);
+    expect((await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { score: 1 } })).status).toBe(507);
+    restore();
+    restore = failWrites('accounts', quotaExceeded);
+    expect((await t.call('POST', 'account', { body: { name: 'x' } })).status).toBe(507);
+    restore();
+    expect(await t.snapshot()).toBe(before);
+  });
+});

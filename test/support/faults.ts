@@ -1,0 +1,34 @@
+// Makes fake-indexeddb's object stores fail writes, as a full disk or a broken store would,
+// so tests can prove a failed request leaves the database as it was.
+import { IDBObjectStore } from 'fake-indexeddb';
+
+type WriteMethod = 'add' | 'put' | 'delete' | 'clear';
+
+export interface FaultOptions {
+  /** which writes fail; default add and put */
+  methods?: WriteMethod[];
+  /** let this many writes succeed first; default 0 */
+  after?: number;
+}
+
+/**
+ * Until the returned `restore()` is called, `methods` calls on the object store `storeName`
+ * (past the first `after`) throw `error()`: a fresh DOMException each time, as IndexedDB raises them.
+ */
+export function failWrites(storeName: string, error: () => Error, { methods = ['add', 'put'], after = 0 }: FaultOptions = {}): () => void {
+  let calls = 0;
+  const prototype = IDBObjectStore.prototype as unknown as Record<WriteMethod, (...args: unknown[]) => unknown>;
+  const originals = methods.map((method) => [method, prototype[method]] as const);
+  for (const [method, original] of originals) {
+    prototype[method] = function (this: { name: string }, ...args: unknown[]) {
+      if (this.name === storeName && ++calls > after) throw error();
+      return original.apply(this, args);
+    };
+  }
+  return () => {
+    for (const [method, original] of originals) prototype[method] = original;
+  };
+}
+
+export const quotaExceeded = () => new DOMException('the quota has been exceeded', 'QuotaExceededError');
+export const brokenStore = () => new DOMException('the store failed', 'UnknownError');
