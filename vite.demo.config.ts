@@ -20,8 +20,8 @@ function offlineDemo(): Plugin {
     name: 'fuzzbox-offline-demo',
     apply: 'build',
     generateBundle(_, bundle) {
-      const files = Object.keys(bundle).filter((file) => !file.endsWith('.map'));
-      this.emitFile({ type: 'asset', fileName: 'offline-files.json', source: JSON.stringify(['./', ...files], null, 1) });
+      const files = new Set(['./', 'index.html', ...Object.keys(bundle).filter((file) => !file.endsWith('.map'))]);
+      this.emitFile({ type: 'asset', fileName: 'offline-files.json', source: JSON.stringify([...files], null, 1) });
       this.emitFile({ type: 'asset', fileName: 'fuzzbox-sw.js', source: readFileSync('dist/fuzzbox-sw.js') });
     },
   };

@@ -1,0 +1,353 @@
+/// <reference types="vite/client" />
+// The offline demo: registers the fuzzbox worker, then talks to the REST interface with the
+// typed client exactly as any app would. The engine is also loaded in the page, only to draw
+// each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
+import { FuzzyApiError, FuzzyClient, registerFuzzyWorker } from '../src/client';
+import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine';
+import type { Inputs, Trace } from '../src/engine/types';
+import type { Agent, AgentBody, EvaluationMeta } from '../src/schema';
+import { drawInput, drawOutput, formatNumber } from './draw';
+import { AgentEditor } from './editor';
+import { sampleAgent, sampleInputs } from './sample-agent';
+
+/** What the optional "Optimise" panel (demo/optimize-panel.ts) is given when it mounts. */
+export interface DemoContext {
+  client: FuzzyClient;
+  /** The agent on screen, or null before one is loaded. */
+  agent(): Agent | null;
+  /** Reloads the agent on screen (e.g. after the panel saved a new version) and evaluates it again. */
+  reload(): Promise<void>;
+  /** Called with the agent every time another agent, or a new version of it, is on screen. */
+  onAgentChange(listener: (agent: Agent) => void): void;
+}
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+const base = new URL('./', location.href);
+const storageKey = (name: string) => `fuzzbox-demo:${base.pathname}:${name}`;
+const historyLength = 8;
+
+let client = new FuzzyClient({ baseURL: base });
+let agent: Agent | null = null;
+let compiled: CompiledAgent | null = null;
+let inputs: Record<string, number> = { ...sampleInputs };
+let shownEvaluation: string | null = null;
+const agentListeners: Array<(agent: Agent) => void> = [];
+const editor = new AgentEditor($<HTMLFormElement>('#editor'));
+
+function setStatus(text: string, tone: 'ok' | 'busy' | 'offline' | 'error' = 'ok'): void {
+  const status = $('#status');
+  status.textContent = text;
+  status.dataset.tone = tone;
+}
+
+function showConnectivity(): void {
+  if (navigator.onLine) setStatus('Ready · works offline too', 'ok');
+  else setStatus('Offline · still working, all in your browser', 'offline');
+}
+
+async function start(): Promise<void> {
+  setStatus('Starting the offline engine…', 'busy');
+  // The worker answers the REST paths under this page's directory, wherever the demo is served.
+  const worker = new URL(`fuzzbox-sw.js?basePath=${encodeURIComponent(base.pathname)}&offline=offline-files.json`, base);
+  await registerFuzzyWorker(worker.pathname + worker.search);
+  client = await signIn();
+  showConnectivity();
+  addEventListener('online', showConnectivity);
+  addEventListener('offline', showConnectivity);
+  await showAgentList(localStorage.getItem(storageKey('agent')));
+  mountOptimisePanel();
+}
+
+/** One account per browser; its key is kept in localStorage (the service stores only its hash). */
+async function signIn(): Promise<FuzzyClient> {
+  const saved = localStorage.getItem(storageKey('apiKey'));
+  if (saved) {
+    const candidate = client.withKey(saved);
+    try {
+      await candidate.listAgents();
+      return candidate;
+    } catch (error) {
+      if (!(error instanceof FuzzyApiError && error.status === 401)) throw error;
+    }
+  }
+  const account = await client.createAccount('fuzzbox demo');
+  localStorage.setItem(storageKey('apiKey'), account.apiKey);
+  return client.withKey(account.apiKey);
+}
+
+async function showAgentList(preferred: string | null): Promise<void> {
+  let agents = await client.listAgents();
+  if (agents.length === 0) {
+    await client.createAgent(sampleAgent);
+    agents = await client.listAgents();
+  }
+  const select = $<HTMLSelectElement>('#agent-select');
+  select.replaceChildren(...agents.map(({ id, name }) => new Option(name, id)));
+  const chosen = agents.find(({ id }) => id === preferred)?.id ?? agents[0]!.id;
+  select.value = chosen;
+  await showAgent(chosen);
+}
+
+async function showAgent(agentID: string): Promise<void> {
+  agent = await client.getAgent(agentID);
+  compiled = compileAgent(agent);
+  localStorage.setItem(storageKey('agent'), agent.id);
+  editor.show(agent);
+  const previous = inputs;
+  inputs = Object.fromEntries(
+    Object.entries(compiled.inputs).map(([name, { range }]) => [name, previous[name] ?? (range[0] + range[1]) / 2]),
+  );
+  buildSliders();
+  for (const listener of agentListeners) listener(agent);
+  await evaluateAndStore();
+}
+
+function buildSliders(): void {
+  const container = $('#inputs');
+  container.replaceChildren();
+  for (const [name, { range }] of Object.entries(compiled!.inputs)) {
+    const figure = document.createElement('figure');
+    figure.className = 'input';
+    figure.dataset.input = name;
+    const step = (range[1] - range[0]) / 200;
+    figure.innerHTML = `
+      <label class="slider"><span class="name"></span>
+        <input type="range" min="${range[0]}" max="${range[1]}" step="${step}" />
+        <output></output></label>
+      <div class="plot"></div>`;
+    figure.querySelector('.name')!.textContent = name;
+    const slider = figure.querySelector('input')!;
+    slider.value = String(inputs[name]);
+    slider.setAttribute('aria-label', name);
+    figure.querySelector('output')!.textContent = formatNumber(inputs[name]!);
+    // While dragging, the page's own engine previews; on release the worker evaluates and logs.
+    slider.addEventListener('input', () => {
+      inputs[name] = Number(slider.value);
+      figure.querySelector('output')!.textContent = formatNumber(inputs[name]!);
+      const trace = evaluate(compiled!, inputs, { trace: true }) as Trace;
+      draw(trace, trace.crisp, 'preview — release the slider to store this evaluation');
+    });
+    slider.addEventListener('change', () => void evaluateAndStore());
+    container.append(figure);
+  }
+}
+
+async function evaluateAndStore(): Promise<void> {
+  if (!agent) return;
+  try {
+    const evaluation = await client.evaluate(agent.id, inputs, { meta: true });
+    rememberEvaluation(evaluation.evaluationID);
+    shownEvaluation = evaluation.evaluationID;
+    draw(evaluation.meta!, evaluation.outputs, 'stored');
+    resetFeedbackForm();
+    await showHistory();
+  } catch (error) {
+    showFailure(error);
+  }
+}
+
+type Steps = Pick<EvaluationMeta, 'fuzzified' | 'inferred' | 'clipped' | 'combined' | 'centroid'>;
+
+function draw(steps: Steps, crisp: Record<string, number>, state: string): void {
+  for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
+    const name = figure.dataset.input!;
+    const variable = agent!.inputs[name]!;
+    const { range } = compiled!.inputs[name]!;
+    const sets = Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)]));
+    figure.querySelector('.plot')!.replaceChildren(
+      drawInput(name, { range, sets, value: inputs[name]!, degrees: steps.fuzzified[name] ?? {} }),
+    );
+  }
+  showRules();
+  const answer = $('#answer');
+  answer.replaceChildren();
+  const charts = $('#outputs');
+  charts.replaceChildren();
+  for (const [name, variable] of Object.entries(agent!.outputs)) {
+    const { range } = compiled!.outputs[name]!;
+    const value = crisp[name];
+    const line = document.createElement('p');
+    line.className = 'result';
+    line.innerHTML = value === undefined ? `<b></b>: no rule fired, so there is no answer` : `<b></b> <span class="crisp"></span>`;
+    line.querySelector('b')!.textContent = name;
+    const why = document.createElement('p');
+    why.className = 'why';
+    const strengths = Object.entries(steps.inferred[name] ?? {}).map(([set, degree]) => `“${set}” ${degree.toFixed(2)}`);
+    if (value !== undefined) {
+      line.querySelector('.crisp')!.textContent = formatNumber(value);
+      why.textContent =
+        `The rules made ${name} ${strengths.join(' and ')}. Each of those sets is cut at that height; ` +
+        `the cut shapes together balance at ${formatNumber(value)}.`;
+    }
+    answer.append(line, why);
+    const figure = document.createElement('figure');
+    figure.className = 'output';
+    figure.append(
+      drawOutput(name, {
+        range,
+        sets: Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)])),
+        clipped: steps.clipped[name] ?? {},
+        combined: steps.combined[name],
+        centroid: steps.centroid[name],
+      }),
+    );
+    charts.append(figure);
+  }
+  const note = document.createElement('p');
+  note.className = 'small state';
+  note.textContent = state === 'stored' && shownEvaluation ? `Stored as evaluation ${shownEvaluation}` : state;
+  answer.append(note);
+}
+
+function showRules(): void {
+  const list = $('#rules');
+  list.replaceChildren(
+    ...activations(compiled!, inputs).map(({ rule, strength }) => {
+      const item = document.createElement('li');
+      item.className = strength > 0 ? 'fired' : 'idle';
+      item.innerHTML = `<code></code><span class="bar"><span></span></span><span class="strength"></span>`;
+      item.querySelector('code')!.textContent = rule;
+      item.querySelector<HTMLElement>('.bar span')!.style.width = `${(strength * 100).toFixed(1)}%`;
+      item.querySelector('.strength')!.textContent = strength > 0 ? strength.toFixed(2) : 'does not fire';
+      return item;
+    }),
+  );
+}
+
+// History: the REST interface has no "list evaluations" endpoint, so the page keeps the ids.
+function historyIDs(): string[] {
+  return JSON.parse(localStorage.getItem(storageKey(`history:${agent!.id}`)) ?? '[]') as string[];
+}
+
+function rememberEvaluation(id: string): void {
+  const ids = [id, ...historyIDs()].slice(0, historyLength);
+  localStorage.setItem(storageKey(`history:${agent!.id}`), JSON.stringify(ids));
+}
+
+async function showHistory(): Promise<void> {
+  const rows = await Promise.all(
+    historyIDs().map(async (id) => {
+      const [log, feedback] = await Promise.all([client.getEvaluation(id), client.listFeedback(id)]);
+      const row = document.createElement('tr');
+      row.dataset.evaluation = id;
+      if (id === shownEvaluation) row.className = 'current';
+      const cells = [
+        new Date(log.createdAt).toLocaleTimeString(),
+        describe(log.input),
+        Object.keys(log.crisp).length ? describe(log.crisp) : 'no rule fired',
+        feedback.length ? feedback.map((item) => describe(item.data)).join('; ') : '—',
+      ];
+      for (const text of cells) row.insertCell().textContent = text;
+      row.addEventListener('click', () => void showStoredEvaluation(id));
+      return row;
+    }),
+  );
+  $('#history').replaceChildren(...rows);
+}
+
+const describe = (values: Record<string, number>) =>
+  Object.entries(values)
+    .map(([name, value]) => `${name} ${formatNumber(value)}`)
+    .join(', ');
+
+async function showStoredEvaluation(id: string): Promise<void> {
+  const log = await client.getEvaluation(id);
+  inputs = { ...inputs, ...log.input };
+  for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
+    const value = inputs[figure.dataset.input!]!;
+    figure.querySelector('input')!.value = String(value);
+    figure.querySelector('output')!.textContent = formatNumber(value);
+  }
+  shownEvaluation = id;
+  draw(log, log.crisp, 'stored');
+  resetFeedbackForm();
+  await showHistory();
+}
+
+function resetFeedbackForm(): void {
+  $('#feedback-message').textContent = '';
+  for (const button of document.querySelectorAll('[data-rating]')) button.classList.remove('chosen');
+  const better = $('#better-values');
+  better.replaceChildren(
+    ...Object.keys(agent!.outputs).map((name) => {
+      const label = document.createElement('label');
+      label.innerHTML = `A better <span></span> would have been <input type="number" step="any" /> <button type="button">Send</button>`;
+      label.querySelector('span')!.textContent = name;
+      const field = label.querySelector('input')!;
+      label.querySelector('button')!.addEventListener('click', () => {
+        if (field.value !== '') void sendFeedback({ [`better ${name}`]: Number(field.value) });
+      });
+      return label;
+    }),
+  );
+}
+
+async function sendFeedback(data: Record<string, number>): Promise<void> {
+  if (!shownEvaluation) return;
+  try {
+    await client.postFeedback(shownEvaluation, data);
+    $('#feedback-message').textContent = `Thanks: saved with evaluation ${shownEvaluation}.`;
+    await showHistory();
+  } catch (error) {
+    showFailure(error);
+  }
+}
+
+for (const button of document.querySelectorAll<HTMLButtonElement>('[data-rating]')) {
+  button.addEventListener('click', () => {
+    for (const other of document.querySelectorAll('[data-rating]')) other.classList.toggle('chosen', other === button);
+    void sendFeedback({ rating: Number(button.dataset.rating) });
+  });
+}
+
+$('#agent-select').addEventListener('change', (event) => void showAgent((event.target as HTMLSelectElement).value));
+
+async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> {
+  if (!body) return;
+  try {
+    const saved = asNew || !agent ? await client.createAgent(body) : await client.updateAgent(agent.id, body);
+    await showAgentList(saved.id);
+    setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}”: version ${saved.latestVersion}`, 'ok');
+  } catch (error) {
+    if (error instanceof FuzzyApiError && error.status === 400) editor.showIssues(error.message, error.issues);
+    else showFailure(error);
+  }
+}
+
+$('#editor').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void saveAgent(editor.read(), false);
+});
+$('#save-as-new').addEventListener('click', () => void saveAgent(editor.read(), true));
+$('#restore-sample').addEventListener('click', () => void saveAgent(sampleAgent, true));
+$('#delete-agent').addEventListener('click', () => {
+  if (!agent || !confirm(`Delete “${agent.name}” and all its versions?`)) return;
+  void client.deleteAgent(agent.id).then(() => showAgentList(null), showFailure);
+});
+
+function showFailure(error: unknown): void {
+  setStatus(error instanceof Error ? error.message : String(error), 'error');
+}
+
+// ── Optimise panel ─────────────────────────────────────────────────────────────────────────────
+// The learning engineer's panel lives in demo/optimize-panel.ts and exports
+// `mountOptimizePanel(container, context)`; the glob is empty (and nothing mounts) until it exists.
+const optimisePanel = import.meta.glob<{ mountOptimizePanel(container: HTMLElement, context: DemoContext): void }>('./optimize-panel.ts');
+
+function mountOptimisePanel(): void {
+  const container = $('#optimise-panel');
+  const context: DemoContext = {
+    client,
+    agent: () => agent,
+    reload: async () => showAgentList(agent?.id ?? null),
+    onAgentChange: (listener) => void agentListeners.push(listener),
+  };
+  for (const load of Object.values(optimisePanel)) {
+    void load().then((panel) => {
+      container.hidden = false;
+      panel.mountOptimizePanel(container, context); // ← the one-line mount call
+    });
+  }
+}
+
+start().catch(showFailure);
