@@ -29,7 +29,7 @@ async function readLimited(request: Request): Promise<Uint8Array> {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
+      void reader.cancel().catch(() => undefined); // some sources never settle a cancel
       throw tooLarge();
     }
     chunks.push(value);

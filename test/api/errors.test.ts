@@ -1,0 +1,241 @@
+// Every row of SPEC section 6's error table, and that a refused request changes nothing.
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { errorBodySchema } from '../../src/schema/index';
+import { createTestService, tippingAgent, type CallResult, type TestService } from '../support/service';
+
+let t: TestService;
+let key: string;
+let agent: { id: string; latestVersion: string };
+let reqID: string;
+beforeEach(async () => {
+  t = await createTestService();
+  key = await t.signup();
+  agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+  reqID = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 4 } })).headers.get('X-Evaluation-ID')!;
+});
+afterEach(() => t.close());
+
+/** Asserts an error response of SPEC 6's shape, and returns its body. */
+function expectError(result: CallResult, status: number, message?: RegExp) {
+  expect(result.status).toBe(status);
+  expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const body = errorBodySchema.parse(result.body);
+  if (message) expect(body.message).toMatch(message);
+  return body;
+}
+
+/** Runs `request`, asserts it answers `status` and that the database is byte-for-byte unchanged. */
+async function expectRefused(status: number, request: () => Promise<CallResult>, message?: RegExp) {
+  const before = await t.snapshot();
+  const body = expectError(await request(), status, message);
+  expect(await t.snapshot()).toBe(before);
+  return body;
+}
+
+describe('400', () => {
+  test('a body that is not JSON', async () => {
+    await expectRefused(400, () => t.call('POST', 'agent', { key, body: '{"name": "x",' }), /not valid JSON/);
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: '' }), /body is empty/);
+  });
+
+  test('a wrong Content-Type on a body', async () => {
+    const sent = JSON.stringify(tippingAgent());
+    await expectRefused(400, () => t.call('POST', 'agent', { key, body: sent, headers: { 'Content-Type': 'text/plain' } }), /Content-Type: application\/json/);
+    await expectRefused(400, () => t.call('POST', 'agent', { key, body: sent, headers: { 'Content-Type': 'application/json; charset=latin1' } }), /UTF-8/);
+  });
+
+  test('a schema violation lists every invalid field by path', async () => {
+    const { name: _name, ...nameless } = tippingAgent();
+    const bad = { ...nameless, inputs: { service: { poor: [0, 1, 2, 3, 4] } }, rules: 'IF x' };
+    const body = await expectRefused(400, () => t.call('POST', 'agent', { key, body: bad }));
+    expect(body.error).toBe('ValidationError');
+    expect(body.issues?.map((issue) => issue.path).sort()).toEqual(['inputs.service.poor', 'name', 'rules']);
+    expect(body.issues?.find((issue) => issue.path === 'inputs.service.poor')?.message).toMatch(/2 \(slope\), 3 \(triangle\) or 4/);
+  });
+
+  test('what only the engine can check: order of points, names in rules', async () => {
+    const bad = tippingAgent();
+    bad.inputs.service.good = [8, 5, 2];
+    bad.rules = [...bad.rules, 'IF service IS warm THEN tip IS low'];
+    const body = await expectRefused(400, () => t.call('PUT', `agent/${agent.id}`, { key, body: bad }));
+    expect(body.issues).toEqual([
+      expect.objectContaining({ path: 'inputs.service.good', message: expect.stringMatching(/non-decreasing/) }),
+      expect.objectContaining({ path: 'rules[3]', message: expect.stringMatching(/unknown set "warm"/) }),
+    ]);
+  });
+
+  test('a rule parse error quotes the rule and the position of the fault', async () => {
+    const bad = tippingAgent();
+    bad.rules = ['IF service IS THEN tip IS low'];
+    const body = await expectRefused(400, () => t.call('POST', 'agent', { key, body: bad }));
+    // "IF service IS " is 14 characters, so the missing set name is expected at column 15
+    expect(body.message).toContain('IF service IS THEN tip IS low');
+    expect(body.message).toContain('column 15');
+    expect(body.issues?.[0]?.path).toBe('rules[0]');
+  });
+
+  test('bad inputs: an unknown name, a non-number, an empty object, a wrong type', async () => {
+    const unknown = await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: { service: 1, food: 2 } }), /unknown input "food"/);
+    expect(unknown.issues).toEqual([{ path: 'food', message: 'unknown input "food" (known: service)' }]);
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: { service: '5' } }), /finite number/);
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: {} }), /at least one input/);
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: 5 }), /inputs must be a JSON object/);
+    const inBatch = await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { servce: 1 }] }));
+    expect(inBatch.issues?.[0]?.path).toBe('[1].servce');
+  });
+
+  test('a batch of more than 4096, or of none', async () => {
+    const tooMany = Array.from({ length: 4097 }, (_, i) => ({ service: i % 10 }));
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: tooMany }), /at most 4096/);
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: [] }), /at least one/);
+  });
+
+  test('a ?meta= name that would overwrite an output', async () => {
+    await expectRefused(400, () => t.call('POST', `agent/${agent.id}?meta=tip`, { key, body: { service: 1 } }), /overwrite the output "tip"/);
+  });
+
+  test('bad feedback', async () => {
+    await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { data: {} } }), /at least one metric/);
+    await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { profit: 'lots' } }), /finite number/);
+    await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: [1] }), /metric name/);
+  });
+});
+
+describe('401', () => {
+  const authenticated: Array<[string, () => string]> = [
+    ['GET', () => 'agent'],
+    ['POST', () => 'agent'],
+    ['GET', () => `agent/${agent.id}`],
+    ['PUT', () => `agent/${agent.id}`],
+    ['DELETE', () => `agent/${agent.id}`],
+    ['POST', () => `agent/${agent.id}`],
+    ['GET', () => `agent/${agent.id}/version`],
+    ['GET', () => `version/${agent.latestVersion}`],
+    ['GET', () => `evaluation/${reqID}`],
+    ['POST', () => `evaluation/${reqID}/feedback`],
+    ['GET', () => `evaluation/${reqID}/feedback`],
+  ];
+
+  test.each(authenticated)('%s %s: missing, malformed and unknown keys answer 401 with WWW-Authenticate: Bearer', async (method, path) => {
+    const body = { service: 1 };
+    for (const headers of [{}, { Authorization: `Basic ${btoa('a:b')}` }, { Authorization: 'Bearer' }, { Authorization: 'Bearer fzb_unknown' }]) {
+      const result = await expectRefused(401, async () => {
+        const response = await t.call(method, path(), { body, headers });
+        expect(response.headers.get('WWW-Authenticate')).toBe('Bearer');
+        return response;
+      });
+      expect(result.error).toBe('Unauthorized');
+    }
+    await expectRefused(401, () => t.call(method, `${path()}?access_token=nope`, { body }));
+  });
+});
+
+describe('404', () => {
+  test('an unknown route', async () => {
+    await expectRefused(404, () => t.call('GET', 'agents', { key }), /no endpoint/);
+    await expectRefused(404, () => t.call('GET', `agent/${agent.id}/versions`, { key }));
+    await expectRefused(404, () => t.call('GET', 'evaluation', { key }));
+  });
+
+  test('unknown ids of every kind', async () => {
+    await expectRefused(404, () => t.call('GET', 'agent/nope', { key }), /no agent with id "nope"/);
+    await expectRefused(404, () => t.call('PUT', 'agent/nope', { key, body: tippingAgent() }));
+    await expectRefused(404, () => t.call('DELETE', 'agent/nope', { key }));
+    await expectRefused(404, () => t.call('POST', 'agent/nope', { key, body: { service: 1 } }));
+    await expectRefused(404, () => t.call('GET', 'agent/nope/version', { key }));
+    await expectRefused(404, () => t.call('GET', 'version/nope', { key }), /no version/);
+    await expectRefused(404, () => t.call('GET', `evaluation/${crypto.randomUUID()}`, { key }), /no evaluation/);
+    await expectRefused(404, () => t.call('POST', `evaluation/${crypto.randomUUID()}/feedback`, { key, body: { a: 1 } }));
+    await expectRefused(404, () => t.call('GET', `evaluation/${crypto.randomUUID()}/feedback`, { key }));
+  });
+});
+
+describe('405', () => {
+  test.each([
+    ['PATCH', 'agent', 'GET, POST'],
+    ['DELETE', 'agent', 'GET, POST'],
+    ['PATCH', 'agent/x', 'GET, PUT, DELETE, POST'],
+    ['POST', 'agent/x/version', 'GET'],
+    ['DELETE', 'version', 'GET'],
+    ['PUT', 'version/x', 'GET'],
+    ['GET', 'account', 'POST'],
+    ['DELETE', 'evaluation/x', 'GET'],
+    ['PUT', 'evaluation/x/feedback', 'POST, GET'],
+  ])('%s /%s answers 405 with Allow: %s', async (method, path, allow) => {
+    const result = await t.call(method, path, { key, body: { a: 1 } });
+    expectError(result, 405, new RegExp(`use ${allow}`));
+    expect(result.headers.get('Allow')).toBe(allow);
+  });
+});
+
+describe('410', () => {
+  test('every request on a deleted agent id answers 410 to its owner, 404 to anyone else', async () => {
+    const versionID = agent.latestVersion;
+    expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
+    const other = await t.signup();
+    const requests: Array<[string, string, unknown]> = [
+      ['GET', `agent/${agent.id}`, undefined],
+      ['PUT', `agent/${agent.id}`, tippingAgent()],
+      ['DELETE', `agent/${agent.id}`, undefined],
+      ['POST', `agent/${agent.id}`, { service: 1 }],
+      ['GET', `agent/${agent.id}/version`, undefined],
+    ];
+    for (const [method, path, body] of requests) {
+      await expectRefused(410, () => t.call(method, path, { key, body }), /was deleted/);
+      await expectRefused(404, () => t.call(method, path, { key: other, body }));
+    }
+    // the versions went with the agent
+    await expectRefused(404, () => t.call('GET', `version/${versionID}`, { key }));
+  });
+});
+
+describe('413', () => {
+  test('a body over 1 MiB', async () => {
+    const huge = { name: 'x'.repeat(1024 * 1024), inputs: {}, outputs: {}, rules: [] };
+    await expectRefused(413, () => t.call('POST', 'agent', { key, body: huge }), /1 MiB/);
+  });
+
+  test('a streamed body over 1 MiB without Content-Length', async () => {
+    const chunk = new TextEncoder().encode(' '.repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 20) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const request = new Request(`${t.baseURL}agent`, {
+      method: 'POST',
+      body: stream,
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
+    expect(request.headers.get('content-length')).toBeNull();
+    const before = await t.snapshot();
+    const response = await t.service.handle(request);
+    expect(response.status).toBe(413);
+    expect(sent).toBeLessThan(20); // reading stopped once the limit was passed
+    expect(await t.snapshot()).toBe(before);
+  });
+
+  test('exactly 1 MiB is accepted as far as size goes', async () => {
+    const text = JSON.stringify({ service: 5 });
+    const padded = text + ' '.repeat(1024 * 1024 - text.length);
+    const result = await t.call('POST', `agent/${agent.id}`, { key, body: padded });
+    expect(result.status).toBe(200);
+  });
+});
+
+describe('sign-up switched off', () => {
+  test('POST /account answers 403 and the app can still create accounts itself', async () => {
+    const closed = await createTestService({ signup: false });
+    try {
+      const result = await closed.call('POST', 'account', { body: { name: 'x' } });
+      expectError(result, 403, /sign-up is switched off/);
+      const account = await closed.service.createAccount('by the app');
+      expect((await closed.call('GET', 'agent', { key: account.apiKey })).status).toBe(200);
+    } finally {
+      await closed.close();
+    }
+  });
+});
