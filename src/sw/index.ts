@@ -2,7 +2,7 @@
 // The service-worker adapter: the browser's fetch events in, the shared request handler's
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
-import { createFuzzyService } from '../api';
+import { createFuzzyService, routes } from '../api';
 import { CLAIM, SKIP_WAITING } from './messages';
 
 export { CLAIM, SKIP_WAITING };
@@ -23,8 +23,8 @@ export interface FuzzyWorkerOptions {
 }
 
 
-/** The first path segment (after basePath) of every endpoint in the contract. */
-const serviceRoots = new Set(['agent', 'version', 'evaluation', 'account']);
+/** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
+const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
 const offlineCachePrefix = 'fuzzbox-offline-';
 
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {

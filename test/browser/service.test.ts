@@ -1,0 +1,196 @@
+// The REST interface answered by the worker in a real Chromium: plain fetch() from the page,
+// never reaching the network, with data that outlives reloads, tabs, the network and updates.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, startFixtureServer, type StaticServer } from './harness';
+
+let browser: Browser;
+let server: StaticServer;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchChromium(), startFixtureServer()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// Two triangles per variable, so every figure below can be worked out by hand.
+const fanAgent = {
+  name: 'fan',
+  inputs: { temperature: { cold: [0, 10, 20], hot: [10, 20, 30] } },
+  outputs: { fan: { slow: [0, 25, 50], fast: [50, 75, 100] } },
+  rules: ['IF temperature IS cold THEN fan IS slow', 'IF temperature IS hot THEN fan IS fast'],
+};
+// At 12°: cold = (20−12)/10 = 0.8, hot = (12−10)/10 = 0.2.
+// slow cut at 0.8: trapezoid 0,20,30,50 → area (50+10)/2·0.8 = 24, centre 25.
+// fast cut at 0.2: trapezoid 50,55,95,100 → area (50+40)/2·0.2 = 9, centre 75.
+// They only touch at x = 50, so the centroid is (24·25 + 9·75)/(24 + 9) = 1275/33.
+const fanAt12 = 1275 / 33;
+
+interface Reply {
+  status: number;
+  evaluationID: string | null;
+  body: any;
+}
+
+/** One plain fetch() from the page, as any app would send it. */
+function call(page: Page, method: string, path: string, body?: unknown, apiKey?: string): Promise<Reply> {
+  return page.evaluate(
+    async ({ method, path, body, apiKey }) => {
+      const headers: Record<string, string> = {};
+      if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, evaluationID: response.headers.get('X-Evaluation-ID'), body: await response.json() };
+    },
+    { method, path, body, apiKey },
+  );
+}
+
+async function openControlled(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/`);
+  await page.waitForFunction(() => 'fuzzbox' in window);
+  await page.evaluate(async () => {
+    await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', {
+      onUpdate: (update) => Object.assign(window, { pendingUpdate: update }),
+    });
+  });
+  return page;
+}
+
+/** An account with the fan agent and one evaluation at 12° with feedback. */
+async function seed(page: Page) {
+  const account = await call(page, 'POST', '/account', { name: 'browser test' });
+  expect(account.status).toBe(200);
+  const key: string = account.body.apiKey;
+  const agent = await call(page, 'POST', '/agent', fanAgent, key);
+  expect(agent.status).toBe(200);
+  const evaluation = await call(page, 'POST', `/agent/${agent.body.id}`, { temperature: 12 }, key);
+  expect(evaluation.status).toBe(200);
+  const feedback = await call(page, 'POST', `/evaluation/${evaluation.evaluationID}/feedback`, { data: { stars: 4 } }, key);
+  expect(feedback.status).toBe(200);
+  return { key, agentID: agent.body.id as string, evaluationID: evaluation.evaluationID!, feedbackID: feedback.body.id as string };
+}
+
+/** Everything `seed` wrote, read back through the worker. */
+async function expectSeeded(page: Page, seeded: Awaited<ReturnType<typeof seed>>): Promise<void> {
+  const agents = await call(page, 'GET', '/agent', undefined, seeded.key);
+  expect(agents.body).toEqual([{ id: seeded.agentID, name: 'fan' }]);
+  const log = await call(page, 'GET', `/evaluation/${seeded.evaluationID}`, undefined, seeded.key);
+  expect(log.status).toBe(200);
+  expect(log.body.crisp.fan).toBeCloseTo(fanAt12, 9);
+  const feedback = await call(page, 'GET', `/evaluation/${seeded.evaluationID}/feedback`, undefined, seeded.key);
+  expect(feedback.body.map((item: { id: string; data: unknown }) => [item.id, item.data])).toEqual([[seeded.feedbackID, { stars: 4 }]]);
+}
+
+const apiRequests = () => server.requests.filter((path) => /^\/(agent|version|evaluation|account)\b/.test(path));
+
+describe('the REST interface in the worker', () => {
+  it('first load: registration, control, then create → evaluate → log → feedback, all answered by the worker', async () => {
+    const context = await browser.newContext();
+    const page = await openControlled(context);
+    const before = apiRequests().length;
+
+    const { key, agentID, evaluationID } = await seed(page);
+    const log = await call(page, 'GET', `/evaluation/${evaluationID}`, undefined, key);
+    expect(log.body).toMatchObject({ reqID: evaluationID, agentID, input: { temperature: 12 } });
+    expect(log.body.fuzzified.temperature.cold).toBeCloseTo(0.8, 12);
+    expect(log.body.fuzzified.temperature.hot).toBeCloseTo(0.2, 12);
+    expect(log.body.crisp.fan).toBeCloseTo(fanAt12, 9);
+    expect(log.body.centroid.fan[0]).toBeCloseTo(fanAt12, 9);
+
+    const unauthorised = await call(page, 'GET', '/agent');
+    expect(unauthorised.status).toBe(401);
+    const invalid = await call(page, 'POST', '/agent', { ...fanAgent, rules: ['IF temperature IS warm THEN fan IS slow'] }, key);
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.status).toBe('error');
+
+    // Not one of those requests reached the network.
+    expect(apiRequests().length).toBe(before);
+    await context.close();
+  });
+
+  it('keeps the data after a reload and after closing and reopening the page', async () => {
+    const context = await browser.newContext();
+    let page = await openControlled(context);
+    const seeded = await seed(page);
+
+    await page.reload();
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js'));
+    await expectSeeded(page, seeded);
+
+    await page.close();
+    page = await openControlled(context);
+    await expectSeeded(page, seeded);
+    await context.close();
+  });
+
+  it('answers with the network off', async () => {
+    const context = await browser.newContext();
+    const page = await openControlled(context);
+    const seeded = await seed(page);
+    await context.setOffline(true);
+    expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+
+    await expectSeeded(page, seeded);
+    const evaluation = await call(page, 'POST', `/agent/${seeded.agentID}`, [{ temperature: 12 }, { temperature: 15 }], seeded.key);
+    expect(evaluation.status).toBe(200);
+    // At 15° both sets hold 0.5: two mirror-image trapezoids about 50, so the answer is 50.
+    expect(evaluation.body[0].fan).toBeCloseTo(fanAt12, 9);
+    expect(evaluation.body[1].fan).toBeCloseTo(50, 9);
+    expect(evaluation.evaluationID!.split(',')).toHaveLength(2);
+    await context.setOffline(false);
+    await context.close();
+  });
+
+  it('shows an agent created in one tab in another', async () => {
+    const context = await browser.newContext();
+    const [first, second] = await Promise.all([openControlled(context), openControlled(context)]);
+    const key = (await call(first, 'POST', '/account', {})).body.apiKey as string;
+    expect((await call(second, 'GET', '/agent', undefined, key)).body).toEqual([]);
+
+    const created = await call(first, 'POST', '/agent', fanAgent, key);
+    expect((await call(second, 'GET', '/agent', undefined, key)).body).toEqual([{ id: created.body.id, name: 'fan' }]);
+    const evaluated = await call(second, 'POST', `/agent/${created.body.id}`, { temperature: 12 }, key);
+    expect((await call(first, 'GET', `/evaluation/${evaluated.evaluationID}`, undefined, key)).body.crisp.fan).toBeCloseTo(fanAt12, 9);
+    await context.close();
+  });
+
+  it('keeps every record when an updated worker takes over', async () => {
+    const context = await browser.newContext();
+    const page = await openControlled(context);
+    const seeded = await seed(page);
+    const oldWorker = await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL);
+
+    // A new build of the worker: different bytes at the same URL.
+    server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
+    const switched = await page.evaluate(async () => {
+      const before = navigator.serviceWorker.controller;
+      const registration = await navigator.serviceWorker.getRegistration();
+      await registration!.update();
+      // registerFuzzyWorker's onUpdate (see openControlled) stores the announced update.
+      const waitForUpdate = async (): Promise<{ activate(): Promise<void> }> => {
+        for (let tries = 0; tries < 200; tries++) {
+          const update = (window as unknown as { pendingUpdate?: { activate(): Promise<void> } }).pendingUpdate;
+          if (update) return update;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        throw new Error('no update was announced');
+      };
+      await (await waitForUpdate()).activate();
+      return navigator.serviceWorker.controller !== before && navigator.serviceWorker.controller !== null;
+    });
+    expect(switched).toBe(true);
+    expect(await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL)).toBe(oldWorker);
+
+    await expectSeeded(page, seeded);
+    await page.reload();
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js'));
+    await expectSeeded(page, seeded);
+    await context.close();
+  });
+});
