@@ -1,5 +1,5 @@
-import { evaluate, evaluateBatch, type CompiledAgent } from '../../engine/index';
-import type { Inputs, Outputs, Trace } from '../../engine/types';
+import { evaluate, type CompiledAgent } from '../../engine/index';
+import type { Inputs, Trace } from '../../engine/types';
 import { ApiError, validationError, type Issue } from '../../schema/errors';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation';
 import { recordEvaluations } from '../../store/evaluations';
@@ -53,8 +53,7 @@ export function metaOf(reqID: string, trace: Trace, createdAt: string): Evaluati
 
 /**
  * POST /agent/:id: evaluates one inputs object or a batch on the agent's latest version and
- * stores one log per item before answering. Only the crisp result is computed unless `?meta=`
- * asks for the trace.
+ * stores one log per item before answering.
  */
 export async function evaluateAgent(context: Context): Promise<Response> {
   const { service, userID } = context;
@@ -65,8 +64,10 @@ export async function evaluateAgent(context: Context): Promise<Response> {
   const results = await recordEvaluations(service.db, userID, param(context, 'id'), (agent) => {
     const compiled = service.compiledAgents.get(agent.latestVersion, agent);
     checkInputNames(compiled, items, batch, metaName);
-    const traces = metaName === undefined ? undefined : items.map((inputs) => evaluate(compiled, inputs, { trace: true }));
-    const crisps: Outputs[] = traces ? traces.map((trace) => trace.crisp) : evaluateBatch(compiled, items);
+    // The trace path even without ?meta=: a log read later recomputes the trace, and its crisp
+    // must equal its centroid x to the last bit. The engine's fast path can differ in the last
+    // digit (different summation order), so it is not used here.
+    const traces = items.map((inputs) => evaluate(compiled, inputs, { trace: true }));
     const logs = items.map(
       (input, index): EvaluationRecord => ({
         reqID: globalThis.crypto.randomUUID(),
@@ -74,13 +75,12 @@ export async function evaluateAgent(context: Context): Promise<Response> {
         agentID: agent.id,
         versionID: agent.latestVersion,
         input: { ...input },
-        crisp: crisps[index]!,
+        crisp: traces[index]!.crisp,
         createdAt,
       }),
     );
     const result = logs.map((log, index) => {
-      const trace = traces?.[index];
-      return trace && metaName !== undefined ? { ...log.crisp, [metaName]: metaOf(log.reqID, trace, createdAt) } : log.crisp;
+      return metaName === undefined ? log.crisp : { ...log.crisp, [metaName]: metaOf(log.reqID, traces[index]!, createdAt) };
     });
     return { logs, result: { ids: logs.map((log) => log.reqID), outputs: result } };
   });

@@ -1,0 +1,57 @@
+// Concurrent requests through fetch(): IndexedDB serialises the transactions, and no write is lost.
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { createTestService, tippingAgent, type TestService } from '../support/service';
+
+let t: TestService;
+let key: string;
+beforeEach(async () => {
+  t = await createTestService();
+  key = await t.signup();
+});
+afterEach(() => t.close());
+
+test('50 parallel PUTs to one agent → 51 versions; latestVersion is the last version written', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent('put 0') })).body;
+  const puts = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent(`put ${i + 1}`) })),
+  );
+  expect(puts.map((put) => put.status)).toEqual(Array(50).fill(200));
+
+  const versions = (await t.call('GET', `agent/${agent.id}/version`, { key })).body as Array<{ id: string; createdAt: string }>;
+  expect(versions).toHaveLength(51);
+  expect(new Set(versions.map((v) => v.id)).size).toBe(51);
+  expect(versions[0]!.id).toBe(agent.latestVersion);
+  // every PUT's answer names its own version, and all of them are listed
+  expect(new Set(versions.slice(1).map((v) => v.id))).toEqual(new Set(puts.map((put) => put.body.latestVersion)));
+  // oldest first
+  const times = versions.map((v) => v.createdAt);
+  expect(times).toEqual([...times].sort());
+
+  const final = (await t.call('GET', `agent/${agent.id}`, { key })).body;
+  const last = versions.at(-1)!;
+  expect(final.latestVersion).toBe(last.id);
+  // the agent's definition is the one its latest version holds
+  const lastVersion = (await t.call('GET', `version/${last.id}`, { key })).body;
+  expect(final.name).toBe(lastVersion.name);
+  expect(puts.find((put) => put.body.latestVersion === last.id)!.body.name).toBe(final.name);
+});
+
+test('1,000 concurrent evaluations → 1,000 logs, each readable with its own input', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+  const inputs = Array.from({ length: 1000 }, (_, i) => ({ service: (i % 101) / 10 }));
+  const results = await Promise.all(inputs.map((body) => t.call('POST', `agent/${agent.id}`, { key, body })));
+  expect(results.every((result) => result.status === 200)).toBe(true);
+  const ids = results.map((result) => result.headers.get('X-Evaluation-ID')!);
+  expect(new Set(ids).size).toBe(1000);
+
+  const tables = JSON.parse(await t.snapshot()) as Record<string, { records: unknown[] }>;
+  expect(tables.evaluations!.records).toHaveLength(1000);
+
+  const logs = await Promise.all(ids.map((id) => t.call('GET', `evaluation/${id}`, { key })));
+  logs.forEach((log, i) => {
+    expect(log.status).toBe(200);
+    expect(log.body.input).toEqual(inputs[i]);
+    expect(log.body.crisp).toEqual(results[i]!.body);
+    expect(log.body.centroid.tip[0]).toBe(results[i]!.body.tip);
+  });
+});
