@@ -19,7 +19,12 @@ import { validateAgent } from './validate.js';
 
 export const PROGRAM = Symbol('fuzzbox.engine.program');
 
-/** The postfix operations a condition compiles to. */
+/** How a rule's condition is computed (see Program.conditionKind). */
+export const ALL_OF = 0;
+export const ANY_OF = 1;
+export const POSTFIX = 2;
+
+/** The postfix operations a general condition compiles to. */
 export const LOAD = 0;
 export const NOT = 1;
 export const AND = 2;
@@ -38,7 +43,13 @@ export interface Program {
 
   /** the text of each expanded rule: as written, or canonical for an expanded INCREASES/DECREASES */
   readonly ruleTexts: readonly string[];
-  /** rule r's postfix condition is ops[opStart[r]] .. ops[opStart[r + 1] − 1], each with its opArg */
+  /**
+   * How rule r's condition is computed: ALL_OF / ANY_OF the literals[literalStart[r]] .. (an input
+   * set index s, or ~s for NOT), the common flat case; or POSTFIX: ops[opStart[r]] .., each with its opArg.
+   */
+  readonly conditionKind: Int32Array;
+  readonly literalStart: Int32Array;
+  readonly literals: Int32Array;
   readonly opStart: Int32Array;
   readonly ops: Int32Array;
   readonly opArgs: Int32Array;
@@ -67,7 +78,7 @@ export interface Program {
   readonly pieceSet: Int32Array;
   readonly pieceFrom: Float64Array;
   readonly pieceTo: Float64Array;
-  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s], grouped by x */
+  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s] (relative to the origin), sorted by x */
   readonly spikeStart: Int32Array;
   readonly spikeSet: Int32Array;
   readonly spikeX: Float64Array;
@@ -76,6 +87,8 @@ export interface Program {
   readonly scratchTo: Float64Array;
   readonly scratchHeight: Float64Array;
   readonly scratchBreaks: Float64Array;
+  /** scratch: [twice the area, six times the first moment] of the envelope being integrated */
+  readonly sums: Float64Array;
 }
 
 /** A compiled agent: immutable, validated, with its rules parsed and ready to evaluate. */
@@ -181,6 +194,18 @@ function indexSets(variables: Record<string, VariableDefinition>) {
   return { names, start, setNames, points, ranges, index };
 }
 
+/** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
+function literalsOf(condition: Condition, index: Map<string, Map<string, number>>): number[] | undefined {
+  const literal = (term: Condition): number | undefined => {
+    if (term.type === 'is') return index.get(term.variable)!.get(term.set)!;
+    if (term.type === 'not' && term.operand.type === 'is') return ~index.get(term.operand.variable)!.get(term.operand.set)!;
+    return undefined;
+  };
+  const terms = condition.type === 'and' || condition.type === 'or' ? condition.operands : [condition];
+  const codes = terms.map(literal);
+  return codes.every((code) => code !== undefined) ? (codes as number[]) : undefined;
+}
+
 function compileCondition(condition: Condition, index: Map<string, Map<string, number>>, ops: number[], args: number[]): number {
   switch (condition.type) {
     case 'is':
@@ -254,7 +279,7 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     const spikes = sets.filter((s) => shapes[s]![0] === shapes[s]![3]).sort((p, q) => shapes[p]![0] - shapes[q]![0]);
     for (const s of spikes) {
       spikeSet.push(s);
-      spikeX.push(shapes[s]![0]);
+      spikeX.push(shapes[s]![0] - origin);
     }
   }
   intervalStart[outputCount] = intervalFrom.length;
@@ -278,6 +303,7 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     scratchTo: new Float64Array(mostPieces),
     scratchHeight: new Float64Array(mostPieces),
     scratchBreaks: new Float64Array(breakCapacity),
+    sums: new Float64Array(2),
   };
 }
 
@@ -303,17 +329,29 @@ export function compileAgent(definition: AgentDefinition): CompiledAgent {
 
   const ops: number[] = [];
   const opArgs: number[] = [];
+  const conditionKind = new Int32Array(expanded.length);
+  const literalStart = new Int32Array(expanded.length + 1);
+  const literals: number[] = [];
   const opStart = new Int32Array(expanded.length + 1);
   const conclusionStart = new Int32Array(expanded.length + 1);
   const conclusionSets: number[] = [];
   let depth = 1;
   expanded.forEach(({ rule }, r) => {
     opStart[r] = ops.length;
-    depth = Math.max(depth, compileCondition(rule.condition, inputSets.index, ops, opArgs));
+    literalStart[r] = literals.length;
+    const flat = literalsOf(rule.condition, inputSets.index);
+    if (flat) {
+      conditionKind[r] = rule.condition.type === 'or' ? ANY_OF : ALL_OF;
+      literals.push(...flat);
+    } else {
+      conditionKind[r] = POSTFIX;
+      depth = Math.max(depth, compileCondition(rule.condition, inputSets.index, ops, opArgs));
+    }
     conclusionStart[r] = conclusionSets.length;
     for (const { variable, set } of rule.conclusions) conclusionSets.push(outputSets.index.get(variable)!.get(set)!);
   });
   opStart[expanded.length] = ops.length;
+  literalStart[expanded.length] = literals.length;
   conclusionStart[expanded.length] = conclusionSets.length;
 
   const program: Program = {
@@ -323,6 +361,9 @@ export function compileAgent(definition: AgentDefinition): CompiledAgent {
     inputTrapezoids,
     degrees: new Float64Array(inputSets.setNames.length),
     ruleTexts: expanded.map(({ text }) => text),
+    conditionKind,
+    literalStart,
+    literals: Int32Array.from(literals),
     opStart,
     ops: Int32Array.from(ops),
     opArgs: Int32Array.from(opArgs),

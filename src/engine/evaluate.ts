@@ -2,10 +2,10 @@
 // envelope in closed form straight from the compiled pieces (the fast path, which allocates only
 // the result), or build every polygon of the trace with the geometry of geometry.ts.
 
-import { AND, LOAD, NOT, PROGRAM, record, type CompiledAgent, type Program } from './compile.js';
+import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, record, type CompiledAgent, type Program } from './compile.js';
 import { InputError } from './errors.js';
-import { areaCentroid, upperEnvelope } from './geometry.js';
-import { clipTrapezoid, trapezoidDegree } from './shape.js';
+import { areaCentroid, spikeCentroid } from './geometry.js';
+import { clipTrapezoid, simplify, trapezoidDegree } from './shape.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
 
 function show(value: unknown): string {
@@ -61,29 +61,52 @@ function fuzzify(program: Program, inputs: Inputs): void {
   if (keys !== given) rejectUnknownInputs(program, inputs);
 }
 
-/** Computes every rule's strength and every output set's inferred degree (max over the rules reaching it). */
+/** The degree of a postfix condition (see Program.opStart). */
+function runPostfix(program: Program, r: number): number {
+  const { opStart, ops, opArgs, stack, degrees } = program;
+  let top = 0;
+  for (let k = opStart[r]!; k < opStart[r + 1]!; k++) {
+    const op = ops[k]!;
+    if (op === LOAD) {
+      stack[top++] = degrees[opArgs[k]!]!;
+    } else if (op === NOT) {
+      stack[top - 1] = 1 - stack[top - 1]!;
+    } else {
+      const count = opArgs[k]!;
+      let value = stack[top - count]!;
+      if (op === AND) for (let j = top - count + 1; j < top; j++) value = Math.min(value, stack[j]!);
+      else for (let j = top - count + 1; j < top; j++) value = Math.max(value, stack[j]!);
+      top -= count - 1;
+      stack[top - 1] = value;
+    }
+  }
+  return stack[0]!;
+}
+
+/**
+ * Computes every rule's strength and every output set's inferred degree (max over the rules reaching
+ * it). Math.min and Math.max keep a missing input's NaN, so a rule that needs it does not fire.
+ */
 function fireRules(program: Program): void {
-  const { opStart, ops, opArgs, stack, degrees, weights, strengths, conclusionStart, conclusionSets, inferred } = program;
-  inferred.fill(0);
+  const { conditionKind, literalStart, literals, degrees, weights, strengths, conclusionStart, conclusionSets, inferred } = program;
+  for (let s = 0; s < inferred.length; s++) inferred[s] = 0;
   for (let r = 0; r < strengths.length; r++) {
-    let top = 0;
-    for (let k = opStart[r]!; k < opStart[r + 1]!; k++) {
-      const op = ops[k]!;
-      if (op === LOAD) {
-        stack[top++] = degrees[opArgs[k]!]!;
-      } else if (op === NOT) {
-        stack[top - 1] = 1 - stack[top - 1]!;
-      } else {
-        const count = opArgs[k]!;
-        let value = stack[top - count]!;
-        // Math.min/max keep a missing input's NaN, so the rule does not fire
-        if (op === AND) for (let j = top - count + 1; j < top; j++) value = Math.min(value, stack[j]!);
-        else for (let j = top - count + 1; j < top; j++) value = Math.max(value, stack[j]!);
-        top -= count - 1;
-        stack[top - 1] = value;
+    const kind = conditionKind[r]!;
+    let degree: number;
+    if (kind === POSTFIX) {
+      degree = runPostfix(program, r);
+    } else {
+      const end = literalStart[r + 1]!;
+      let l = literalStart[r]!;
+      let code = literals[l]!;
+      degree = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+      for (l++; l < end; l++) {
+        code = literals[l]!;
+        const value = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+        degree = kind === ALL_OF ? Math.min(degree, value) : Math.max(degree, value);
       }
     }
-    const strength = stack[0]! * weights[r]!;
+    const strength = degree * weights[r]!;
     strengths[r] = strength;
     if (!(strength > 0)) continue;
     for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
@@ -93,14 +116,15 @@ function fireRules(program: Program): void {
   }
 }
 
-let area2 = 0; // twice the area
-let moment6 = 0; // six times the first moment about the origin
-
-/** Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb). */
-function addEdge(xa: number, ya: number, xb: number, yb: number): void {
+/**
+ * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [twice the area,
+ * six times the first moment about the origin], and records the edge when tracing.
+ */
+function addEdge(sums: Float64Array, corners: Polygon | undefined, xa: number, ya: number, xb: number, yb: number): void {
   const dx = xb - xa;
-  area2 += dx * (ya + yb);
-  moment6 += dx * (xa * (2 * ya + yb) + xb * (ya + 2 * yb));
+  sums[0]! += dx * (ya + yb);
+  sums[1]! += dx * (xa * (2 * ya + yb) + xb * (ya + 2 * yb));
+  corners?.push([xa, ya], [xb, yb]);
 }
 
 /** Inserts t into the sorted breakpoints [0 .. count − 1] when it lies strictly inside (0, 1). */
@@ -116,19 +140,29 @@ function addBreak(breaks: Float64Array, count: number, t: number): number {
 }
 
 /**
- * The envelope on one interval where n pieces are reached: each is min(its straight degree, its height),
- * so the envelope is straight between clipping kinks and crossings, which become the breakpoints.
+ * The envelope on interval k where n > 1 pieces are reached: each is min(its straight degree, its
+ * height), so the envelope is straight between clipping kinks and crossings, the breakpoints here.
  */
-function integrateInterval(program: Program, from: number, to: number, n: number): void {
-  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks } = program;
+function integrateOverlap(program: Program, corners: Polygon | undefined, k: number, n: number): void {
+  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks, sums, inferred } = program;
+  let j = 0;
+  for (let p = program.pieceStart[k]!; p < program.pieceStart[k + 1]!; p++) {
+    const height = inferred[program.pieceSet[p]!]!;
+    if (height === 0) continue;
+    u0[j] = program.pieceFrom[p]!;
+    u1[j] = program.pieceTo[p]!;
+    h[j++] = height;
+  }
+  const from = program.intervalFrom[k]!;
+  const to = program.intervalTo[k]!;
   breaks[0] = 0;
   let count = 1;
-  for (let j = 0; j < n; j++) {
+  for (j = 0; j < n; j++) {
     count = addBreak(breaks, count, (h[j]! - u0[j]!) / (u1[j]! - u0[j]!));
-    for (let k = j + 1; k < n; k++) {
-      count = addBreak(breaks, count, (u0[k]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[k]! - u0[k]!)));
-      count = addBreak(breaks, count, (h[k]! - u0[j]!) / (u1[j]! - u0[j]!));
-      count = addBreak(breaks, count, (h[j]! - u0[k]!) / (u1[k]! - u0[k]!));
+    for (let i = j + 1; i < n; i++) {
+      count = addBreak(breaks, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)));
+      count = addBreak(breaks, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!));
+      count = addBreak(breaks, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!));
     }
   }
   breaks[count++] = 1;
@@ -138,51 +172,68 @@ function integrateInterval(program: Program, from: number, to: number, n: number
   for (let b = 0; b < count; b++) {
     const t = breaks[b]!;
     let y = 0;
-    for (let j = 0; j < n; j++) y = Math.max(y, Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
+    for (j = 0; j < n; j++) y = Math.max(y, Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
     const x = b === count - 1 ? to : from + t * width;
-    if (b > 0) addEdge(previousX, previousY, x, y);
+    if (b > 0) addEdge(sums, corners, previousX, previousY, x, y);
     previousX = x;
     previousY = y;
   }
 }
 
-/** Output o's crisp value (centroid x), or NaN when no rule reached it. */
-function defuzzify(program: Program, o: number): number {
-  const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred } = program;
-  const { scratchFrom, scratchTo, scratchHeight } = program;
-  area2 = 0;
-  moment6 = 0;
+/**
+ * Integrates output o's envelope interval by interval into program.sums. On an interval one reached
+ * piece (the usual case) is min(straight degree, height): one edge, or two around the clipping kink.
+ * `corners`, when given, receives every edge; an interval nothing reaches adds a stretch of y = 0.
+ */
+function integrate(program: Program, o: number, corners: Polygon | undefined): void {
+  const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
+  sums[0] = 0;
+  sums[1] = 0;
   for (let k = intervalStart[o]!; k < intervalStart[o + 1]!; k++) {
     let n = 0;
+    let only = 0;
     for (let p = pieceStart[k]!; p < pieceStart[k + 1]!; p++) {
-      const height = inferred[pieceSet[p]!]!;
-      if (height === 0) continue;
-      scratchFrom[n] = pieceFrom[p]!;
-      scratchTo[n] = pieceTo[p]!;
-      scratchHeight[n] = height;
+      if (inferred[pieceSet[p]!]! === 0) continue;
+      only = p;
       n++;
     }
-    if (n === 0) continue;
     const from = intervalFrom[k]!;
     const to = intervalTo[k]!;
-    if (n > 1) {
-      integrateInterval(program, from, to, n);
-      continue;
-    }
-    const a = scratchFrom[0]!;
-    const b = scratchTo[0]!;
-    const h = scratchHeight[0]!;
-    if (a <= h && b <= h) {
-      addEdge(from, a, to, b);
-    } else if (a >= h && b >= h) {
-      addEdge(from, h, to, h);
-    } else {
-      const kink = from + ((h - a) / (b - a)) * (to - from);
-      addEdge(from, Math.min(a, h), kink, h);
-      addEdge(kink, h, to, Math.min(b, h));
+    if (n === 1) {
+      const a = pieceFrom[only]!;
+      const b = pieceTo[only]!;
+      const h = inferred[pieceSet[only]!]!;
+      if (a <= h && b <= h) {
+        addEdge(sums, corners, from, a, to, b);
+      } else if (a >= h && b >= h) {
+        addEdge(sums, corners, from, h, to, h);
+      } else {
+        const kink = from + ((h - a) / (b - a)) * (to - from);
+        addEdge(sums, corners, from, Math.min(a, h), kink, h);
+        addEdge(sums, corners, kink, h, to, Math.min(b, h));
+      }
+    } else if (n > 1) {
+      integrateOverlap(program, corners, k, n);
+    } else if (corners) {
+      corners.push([from, 0], [to, 0]);
     }
   }
-  if (area2 > 0) return program.origins[o]! + moment6 / (3 * area2);
+}
+
+/** The highest reached zero-width set of output o at x = spikeX[s] and after; returns it and the next spike index. */
+function spikeHeight(program: Program, o: number, s: number): [number, number] {
+  const { spikeStart, spikeSet, spikeX, inferred } = program;
+  const x = spikeX[s]!;
+  let height = 0;
+  for (; s < spikeStart[o + 1]! && spikeX[s] === x; s++) height = Math.max(height, inferred[spikeSet[s]!]!);
+  return [height, s];
+}
+
+/** Output o's crisp value (centroid x), or NaN when no rule reached it. */
+function defuzzify(program: Program, o: number): number {
+  integrate(program, o, undefined);
+  const area2 = program.sums[0]!;
+  if (area2 > 0) return program.origins[o]! + program.sums[1]! / (3 * area2);
   return spikeCentroidX(program, o);
 }
 
@@ -191,17 +242,16 @@ function defuzzify(program: Program, o: number): number {
  * centroid is that of those segments: x weighted by each segment's height. NaN when nothing was reached.
  */
 function spikeCentroidX(program: Program, o: number): number {
-  const { spikeStart, spikeSet, spikeX, inferred } = program;
   let weight = 0;
   let moment = 0;
-  for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; ) {
-    const x = spikeX[s]!;
-    let height = 0;
-    for (; s < spikeStart[o + 1]! && spikeX[s] === x; s++) height = Math.max(height, inferred[spikeSet[s]!]!);
+  for (let s = program.spikeStart[o]!; s < program.spikeStart[o + 1]!; ) {
+    const x = program.spikeX[s]!;
+    const [height, next] = spikeHeight(program, o, s);
     weight += height;
     moment += height * x;
+    s = next;
   }
-  return weight > 0 ? moment / weight : NaN;
+  return weight > 0 ? program.origins[o]! + moment / weight : NaN;
 }
 
 function crispOutputs(program: Program): Outputs {
@@ -213,17 +263,33 @@ function crispOutputs(program: Program): Outputs {
   return crisp;
 }
 
-/** The centroid of a zero-area combined polygon: its spikes as vertical segments (see spikeCentroidX). */
-function spikeCentroid(polygon: Polygon): [number, number] | undefined {
-  let weight = 0;
-  let momentX = 0;
-  let momentY = 0;
-  for (const [x, y] of polygon) {
-    weight += y;
-    momentX += y * x;
-    momentY += (y * y) / 2;
+/**
+ * Output o's combined polygon: the edges integrate() walks, with reached zero-width sets inserted as
+ * spikes at their corner, closed on y = 0 and simplified, without the empty stretches at either end.
+ */
+function combinedPolygon(program: Program, o: number): Polygon {
+  const { spikeStart, spikeX } = program;
+  const origin = program.origins[o]!;
+  const edges: Polygon = [];
+  integrate(program, o, edges);
+  const polygon: Polygon = [];
+  let e = 0;
+  for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; ) {
+    const x = spikeX[s]!;
+    const [height, next] = spikeHeight(program, o, s);
+    s = next;
+    while (e < edges.length && edges[e]![0] <= x && !(edges[e]![0] === x && e % 2 === 0)) polygon.push(edges[e++]!);
+    if (height > 0) polygon.push([x, height]);
   }
-  return weight > 0 ? [momentX / weight, momentY / weight] : undefined;
+  while (e < edges.length) polygon.push(edges[e++]!);
+  const first = polygon[0];
+  const last = polygon[polygon.length - 1];
+  if (first) polygon.unshift([first[0], 0]);
+  if (last) polygon.push([last[0], 0]);
+  const simplified = simplify(polygon.map(([x, y]) => [x + origin, y]));
+  while (simplified.length > 2 && simplified[0]![1] === 0 && simplified[1]![1] === 0) simplified.shift();
+  while (simplified.length > 2 && simplified.at(-1)![1] === 0 && simplified.at(-2)![1] === 0) simplified.pop();
+  return simplified;
 }
 
 function traceOutputs(program: Program, inputs: Inputs): Trace {
@@ -249,7 +315,7 @@ function traceOutputs(program: Program, inputs: Inputs): Trace {
     for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) if (inferred[s]! > 0) reached.push(s);
     if (reached.length === 0) return;
     const clipped = reached.map((s) => clipTrapezoid(outputShapes[s]!, inferred[s]!));
-    const combined = upperEnvelope(clipped);
+    const combined = combinedPolygon(program, o);
     put(trace.inferred, name, record(reached.map((s) => [outputSetNames[s]!, inferred[s]!])));
     put(trace.clipped, name, record(reached.map((s, k) => [outputSetNames[s]!, clipped[k]!])));
     put(trace.combined, name, combined);
