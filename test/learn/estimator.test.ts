@@ -10,7 +10,7 @@ const outputs = { y: { range: [0, 100] as const } };
 function randomLog(size: number, seed: number): LoggedEvaluation[] {
   const random = seededRandom(seed);
   return Array.from({ length: size }, (_, i) => {
-    const input = i % 7 === 0 ? { x: 10 * random() } : { x: 10 * random(), z: random() };
+    const input: Record<string, number> = i % 7 === 0 ? { x: 10 * random() } : { x: 10 * random(), z: random() };
     const crisp = { y: 50 };
     return { input, crisp, returned: { y: 100 * random() }, metric: random() };
   });

@@ -1,0 +1,215 @@
+import { compileAgent, evaluateBatch } from '../engine/index.js';
+import type { AgentDefinition, Inputs } from '../engine/types.js';
+import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dataset.js';
+import { chooseBandwidths, MetricEstimator } from './estimator.js';
+import { nearestNeighbours } from './neighbours.js';
+import { seededRandom, shuffle } from './random.js';
+import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
+
+export type Goal = 'maximize' | 'minimize';
+
+export interface OptimizeProgress {
+  /** candidate agents estimated so far */
+  readonly done: number;
+  /** the most the search will estimate; `done` reaches it when the search ends */
+  readonly total: number;
+}
+
+export interface OptimizeOptions {
+  readonly goal: Goal;
+  /** fixes the search order and the estimation sample: one seed, one answer */
+  readonly seed?: number;
+  /** the most candidate agents to estimate (default 800) */
+  readonly budget?: number;
+  /** tune the input sets as well as the output sets and rule weights (default false) */
+  readonly tuneInputs?: boolean;
+  /** the most logged inputs the metric is estimated at (default 2000); beyond it, a seeded sample */
+  readonly estimationPoints?: number;
+  readonly onProgress?: (progress: OptimizeProgress) => void;
+  /** lets other work run during a long search; the default waits for the next macrotask */
+  readonly yieldControl?: () => Promise<void>;
+}
+
+export type OptimizeResult =
+  | {
+      readonly status: 'optimized';
+      readonly definition: AgentDefinition;
+      readonly evaluationsUsed: number;
+      /** the estimated mean metric of the agent given, at the logged inputs */
+      readonly before: number;
+      /** the same estimate for the agent proposed */
+      readonly after: number;
+      readonly changes: Change[];
+    }
+  | {
+      readonly status: 'insufficient';
+      readonly evaluationsUsed: number;
+      /** how many more evaluations with feedback (explored ones, when exploration is missing) the method needs */
+      readonly needed: number;
+      readonly message: string;
+    };
+
+/** Nearest neighbours in input space each estimate looks at. */
+const NEIGHBOURS = 64;
+const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, weight: 0.25 };
+const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, weight: 0.5 };
+const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, weight: 0.02 };
+const YIELD_EVERY_MS = 30;
+/**
+ * A move is kept only if it raises the estimate by more than this share of the metric's standard
+ * deviation: smaller gains are within what the log's noise can fake, and chasing them only fits it.
+ */
+const MIN_GAIN = 0.002;
+
+const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The fewest evaluations with feedback the method needs: enough to outnumber what it tunes. */
+export function evaluationsNeeded(moveCount: number): number {
+  return Math.max(50, 5 * moveCount);
+}
+
+/**
+ * Proposes an agent with the same structure and better-estimated numbers. The metric each candidate
+ * agent would earn is estimated from the log by MetricEstimator at the outputs the candidate returns
+ * for the logged inputs; a pattern search (seeded order, halving steps) keeps each move that raises
+ * the estimate (lowers it when minimising), so the proposal is never estimated worse than the agent given.
+ */
+export async function optimizeAgent(
+  definition: AgentDefinition,
+  log: readonly LoggedEvaluation[],
+  options: OptimizeOptions,
+): Promise<OptimizeResult> {
+  const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress } = options;
+  const yieldControl = options.yieldControl ?? nextMacrotask;
+  const compiled = compileAgent(definition);
+  const tuning = new Tuning(definition);
+  const sides: Side[] = tuneInputs ? ['outputs', 'inputs'] : ['outputs'];
+  const moves = tuning.moves(sides);
+  const data = datasetOf(log, compiled.inputs, compiled.outputs);
+  const shortfall = insufficiency(data, evaluationsNeeded(moves.length));
+  if (shortfall) return { status: 'insufficient', evaluationsUsed: data.size, ...shortfall };
+
+  const random = seededRandom(seed);
+  const points = samplePoints(data.size, estimationPoints, random);
+  const hoods = nearestNeighbours(data, points, NEIGHBOURS);
+  const estimator = new MetricEstimator(data, hoods, chooseBandwidths(data, hoods));
+  const pointInputs = Array.from(points, (point) => data.agentInputs[point]!);
+  const sign = goal === 'maximize' ? 1 : -1;
+  const initialOutputs = outputsAt(definition, pointInputs, data)!;
+  const score = (numbers: Numbers): number => {
+    const outputs = outputsAt(tuning.definitionOf(numbers), pointInputs, data);
+    if (!outputs || answersLess(outputs, initialOutputs)) return -Infinity;
+    return sign * estimator.estimate(outputs);
+  };
+
+  const threshold = MIN_GAIN * standardDeviation(data.metric);
+  let best = tuning.initial;
+  let bestScore = sign * estimator.estimate(initialOutputs);
+  const before = sign * bestScore;
+  let done = 0;
+  let lastYield = performance.now();
+  const report = () => onProgress?.({ done, total: budget });
+  report();
+  // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
+  // nothing tries every move at every step size whatever its order, so the answer is a fixed
+  // point: optimising it again with the same log changes nothing.
+  let kept = true;
+  search: while (kept) {
+    kept = false;
+    const step = new Map(moves.map((move) => [move, START_STEP[move.kind]]));
+    const direction = new Map(moves.map((move) => [move, 1]));
+    for (;;) {
+      const active = moves.filter((move) => step.get(move)! >= MIN_STEP[move.kind]);
+      if (active.length === 0) break;
+      for (const move of shuffle(active, random)) {
+        let improved = false;
+        for (const sense of [direction.get(move)!, -direction.get(move)!]) {
+          const candidate = tuning.apply(best, move, sense * step.get(move)!);
+          if (!candidate) continue;
+          if (done >= budget) break search;
+          const candidateScore = score(candidate);
+          done++;
+          report();
+          if (candidateScore > bestScore + threshold) {
+            best = candidate;
+            bestScore = candidateScore;
+            direction.set(move, sense);
+            improved = kept = true;
+            break;
+          }
+        }
+        step.set(move, improved ? Math.min(step.get(move)! * 1.5, MAX_STEP[move.kind]) : step.get(move)! / 2);
+        if (performance.now() - lastYield > YIELD_EVERY_MS) {
+          await yieldControl();
+          lastYield = performance.now();
+        }
+      }
+    }
+  }
+  done = budget;
+  report();
+  return {
+    status: 'optimized',
+    definition: tuning.definitionOf(best),
+    evaluationsUsed: data.size,
+    before,
+    after: sign * bestScore,
+    changes: tuning.changes(best),
+  };
+}
+
+function insufficiency(data: Dataset, needed: number): { needed: number; message: string } | undefined {
+  if (data.size < needed) {
+    return {
+      needed: needed - data.size,
+      message: `${data.size} evaluations carry this metric; the method needs ${needed} for this agent: post feedback on ${needed - data.size} more`,
+    };
+  }
+  if (data.metric.every((value) => value === data.metric[0])) {
+    return {
+      needed,
+      message: `all ${data.size} evaluations give this metric the same value (${data.metric[0]}): nothing to learn from; post feedback that varies on ${needed} more evaluations`,
+    };
+  }
+  if (data.explored < needed) {
+    return {
+      needed: needed - data.explored,
+      message: `only ${data.explored} of ${data.size} evaluations explored (returned something other than the engine's answer); the method needs ${needed}: evaluate ${needed - data.explored} more with ?explore=0.1 and post feedback on them`,
+    };
+  }
+  return undefined;
+}
+
+function standardDeviation(values: Float64Array): number {
+  const average = values.reduce((sum, v) => sum + v, 0) / values.length;
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - average) ** 2, 0) / values.length);
+}
+
+/** Whether a candidate leaves out an output where the agent given answered: a gap, not a tuning. */
+function answersLess(outputs: Float64Array, initial: Float64Array): boolean {
+  for (let i = 0; i < outputs.length; i++) {
+    if (outputs[i] !== outputs[i] && initial[i] === initial[i]) return true;
+  }
+  return false;
+}
+
+/** Every index when the log is small, else a seeded sample without repetition, in ascending order. */
+function samplePoints(size: number, most: number, random: () => number): Int32Array {
+  const all = Array.from({ length: size }, (_, i) => i);
+  if (size <= most) return Int32Array.from(all);
+  return Int32Array.from(shuffle(all, random).slice(0, most).sort((a, b) => a - b));
+}
+
+/** What the agent answers at each input, as shares of the output ranges; undefined if it does not compile. */
+function outputsAt(definition: AgentDefinition, inputs: readonly Inputs[], data: Dataset): Float64Array | undefined {
+  let compiled;
+  try {
+    compiled = compileAgent(definition);
+  } catch {
+    return undefined;
+  }
+  const outputCount = data.outputScale.names.length;
+  const outputs = new Float64Array(inputs.length * outputCount);
+  evaluateBatch(compiled, inputs).forEach((answer, i) => normalise(answer, data.outputScale, outputs, i * outputCount));
+  return outputs;
+}
