@@ -2,10 +2,10 @@
 // envelope in closed form straight from the compiled pieces (the fast path, which allocates only
 // the result), or build every polygon of the trace with the geometry of geometry.ts.
 
-import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, record, type CompiledAgent, type Program } from './compile.js';
+import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, type CompiledAgent, type Program } from './compile.js';
 import { InputError } from './errors.js';
 import { areaCentroid, spikeCentroid } from './geometry.js';
-import { clipTrapezoid, simplify, trapezoidDegree } from './shape.js';
+import { appendPoint, clipTrapezoid, trapezoidDegree } from './shape.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
 
 function show(value: unknown): string {
@@ -120,11 +120,11 @@ function fireRules(program: Program): void {
  * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [twice the area,
  * six times the first moment about the origin], and records the edge when tracing.
  */
-function addEdge(sums: Float64Array, corners: Polygon | undefined, xa: number, ya: number, xb: number, yb: number): void {
+function addEdge(sums: Float64Array, corners: number[] | undefined, xa: number, ya: number, xb: number, yb: number): void {
   const dx = xb - xa;
   sums[0]! += dx * (ya + yb);
   sums[1]! += dx * (xa * (2 * ya + yb) + xb * (ya + 2 * yb));
-  corners?.push([xa, ya], [xb, yb]);
+  corners?.push(xa, ya, xb, yb);
 }
 
 /** Inserts t into the sorted breakpoints [0 .. count − 1] when it lies strictly inside (0, 1). */
@@ -143,7 +143,7 @@ function addBreak(breaks: Float64Array, count: number, t: number): number {
  * The envelope on interval k where n > 1 pieces are reached: each is min(its straight degree, its
  * height), so the envelope is straight between clipping kinks and crossings, the breakpoints here.
  */
-function integrateOverlap(program: Program, corners: Polygon | undefined, k: number, n: number): void {
+function integrateOverlap(program: Program, corners: number[] | undefined, k: number, n: number): void {
   const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks, sums, inferred } = program;
   let j = 0;
   for (let p = program.pieceStart[k]!; p < program.pieceStart[k + 1]!; p++) {
@@ -183,9 +183,9 @@ function integrateOverlap(program: Program, corners: Polygon | undefined, k: num
 /**
  * Integrates output o's envelope interval by interval into program.sums. On an interval one reached
  * piece (the usual case) is min(straight degree, height): one edge, or two around the clipping kink.
- * `corners`, when given, receives every edge; an interval nothing reaches adds a stretch of y = 0.
+ * `corners`, when given, receives every edge as xa, ya, xb, yb; an interval nothing reaches adds y = 0 there.
  */
-function integrate(program: Program, o: number, corners: Polygon | undefined): void {
+function integrate(program: Program, o: number, corners: number[] | undefined): void {
   const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
   sums[0] = 0;
   sums[1] = 0;
@@ -215,7 +215,7 @@ function integrate(program: Program, o: number, corners: Polygon | undefined): v
     } else if (n > 1) {
       integrateOverlap(program, corners, k, n);
     } else if (corners) {
-      corners.push([from, 0], [to, 0]);
+      corners.push(from, 0, to, 0);
     }
   }
 }
@@ -265,34 +265,43 @@ function crispOutputs(program: Program): Outputs {
 
 /**
  * Output o's combined polygon: the edges integrate() walks, with reached zero-width sets inserted as
- * spikes at their corner, closed on y = 0 and simplified, without the empty stretches at either end.
+ * spikes at their corner, simplified as it is built, from the last y = 0 before the first rise to
+ * the first y = 0 after the last fall.
  */
 function combinedPolygon(program: Program, o: number): Polygon {
   const { spikeStart, spikeX } = program;
   const origin = program.origins[o]!;
-  const edges: Polygon = [];
+  const edges: number[] = [];
   integrate(program, o, edges);
   const polygon: Polygon = [];
+  let floorX = NaN; // the last x on y = 0 before anything rose
+  const add = (x: number, y: number) => {
+    if (polygon.length === 0) {
+      if (y === 0) {
+        floorX = x;
+        return;
+      }
+      polygon.push([Number.isNaN(floorX) ? x + origin : floorX + origin, 0]);
+    }
+    appendPoint(polygon, x + origin, y);
+  };
   let e = 0;
   for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; ) {
     const x = spikeX[s]!;
     const [height, next] = spikeHeight(program, o, s);
     s = next;
-    while (e < edges.length && edges[e]![0] <= x && !(edges[e]![0] === x && e % 2 === 0)) polygon.push(edges[e++]!);
-    if (height > 0) polygon.push([x, height]);
+    // edge ends (odd points) at x come before the spike, edge starts at x after it
+    for (; e < edges.length && (edges[e]! < x || (edges[e] === x && e % 4 === 2)); e += 2) add(edges[e]!, edges[e + 1]!);
+    if (height > 0) add(x, height);
   }
-  while (e < edges.length) polygon.push(edges[e++]!);
-  const first = polygon[0];
-  const last = polygon[polygon.length - 1];
-  if (first) polygon.unshift([first[0], 0]);
-  if (last) polygon.push([last[0], 0]);
-  const simplified = simplify(polygon.map(([x, y]) => [x + origin, y]));
-  while (simplified.length > 2 && simplified[0]![1] === 0 && simplified[1]![1] === 0) simplified.shift();
-  while (simplified.length > 2 && simplified.at(-1)![1] === 0 && simplified.at(-2)![1] === 0) simplified.pop();
-  return simplified;
+  for (; e < edges.length; e += 2) add(edges[e]!, edges[e + 1]!);
+  while (polygon.length > 2 && polygon.at(-1)![1] === 0 && polygon.at(-2)![1] === 0) polygon.pop();
+  const last = polygon.at(-1);
+  if (last && last[1] !== 0) polygon.push([last[0], 0]);
+  return polygon;
 }
 
-function traceOutputs(program: Program, inputs: Inputs): Trace {
+function traceOutputs(program: Program): Trace {
   const { inputNames, inputSetStart, inputSetNames, degrees, strengths, ruleTexts } = program;
   const { outputNames, outputSetStart, outputSetNames, outputShapes, inferred } = program;
   const trace: Trace = {
@@ -304,27 +313,34 @@ function traceOutputs(program: Program, inputs: Inputs): Trace {
     centroid: {},
     crisp: {},
   };
-  inputNames.forEach((name, i) => {
-    if (Number.isNaN(degrees[inputSetStart[i]!]) || inputs[name] === undefined) return;
-    const sets: Array<[string, number]> = [];
-    for (let s = inputSetStart[i]!; s < inputSetStart[i + 1]!; s++) sets.push([inputSetNames[s]!, degrees[s]!]);
-    put(trace.fuzzified, name, record(sets));
-  });
-  outputNames.forEach((name, o) => {
-    const reached: number[] = [];
-    for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) if (inferred[s]! > 0) reached.push(s);
-    if (reached.length === 0) return;
-    const clipped = reached.map((s) => clipTrapezoid(outputShapes[s]!, inferred[s]!));
+  for (let i = 0; i < inputNames.length; i++) {
+    if (Number.isNaN(degrees[inputSetStart[i]!])) continue;
+    const sets: Record<string, number> = {};
+    for (let s = inputSetStart[i]!; s < inputSetStart[i + 1]!; s++) put(sets, inputSetNames[s]!, degrees[s]!);
+    put(trace.fuzzified, inputNames[i]!, sets);
+  }
+  for (let o = 0; o < outputNames.length; o++) {
+    const name = outputNames[o]!;
+    const inferredSets: Record<string, number> = {};
+    const clippedSets: Record<string, Polygon> = {};
+    let reached = false;
+    for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) {
+      if (!(inferred[s]! > 0)) continue;
+      reached = true;
+      put(inferredSets, outputSetNames[s]!, inferred[s]!);
+      put(clippedSets, outputSetNames[s]!, clipTrapezoid(outputShapes[s]!, inferred[s]!));
+    }
+    if (!reached) continue;
     const combined = combinedPolygon(program, o);
-    put(trace.inferred, name, record(reached.map((s) => [outputSetNames[s]!, inferred[s]!])));
-    put(trace.clipped, name, record(reached.map((s, k) => [outputSetNames[s]!, clipped[k]!])));
+    put(trace.inferred, name, inferredSets);
+    put(trace.clipped, name, clippedSets);
     put(trace.combined, name, combined);
     const { area, centroid } = areaCentroid(combined);
     const result = area > 0 ? centroid : spikeCentroid(combined);
-    if (!result) return;
+    if (!result) continue;
     put(trace.centroid, name, result);
     put(trace.crisp, name, result[0]);
-  });
+  }
   return trace;
 }
 
@@ -340,7 +356,7 @@ export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: Eval
   const program = compiled[PROGRAM];
   fuzzify(program, inputs);
   fireRules(program);
-  if (options?.trace) return traceOutputs(program, inputs);
+  if (options?.trace) return traceOutputs(program);
   return { crisp: crispOutputs(program) };
 }
 

@@ -66,27 +66,37 @@ export function setShape(points: SetDefinition, range: readonly [number, number]
 const COLLINEAR = 1e-12;
 
 /** B lies on the segment from A to C (A ≠ C); a spike that goes up and back down (A = C) is kept. */
-function onSegment(a: [number, number], b: [number, number], c: [number, number]): boolean {
-  const abx = b[0] - a[0];
-  const aby = b[1] - a[1];
-  const acx = c[0] - a[0];
-  const acy = c[1] - a[1];
-  const acLength = Math.hypot(acx, acy);
-  if (acLength === 0) return false;
+function onSegment(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): boolean {
+  const abx = bx - ax;
+  const aby = by - ay;
+  const acx = cx - ax;
+  const acy = cy - ay;
+  const ac2 = acx * acx + acy * acy;
+  if (ac2 === 0) return false;
   const cross = abx * acy - aby * acx;
-  if (Math.abs(cross) > COLLINEAR * acLength * Math.hypot(abx, aby)) return false;
+  if (cross * cross > COLLINEAR * COLLINEAR * ac2 * (abx * abx + aby * aby)) return false;
   const along = abx * acx + aby * acy;
-  return along >= 0 && along <= acLength * acLength;
+  return along >= 0 && along <= ac2;
+}
+
+/** Appends (x, y) to a polygon built left to right, dropping a repeat and the points it makes collinear. */
+export function appendPoint(polygon: Polygon, x: number, y: number): void {
+  let n = polygon.length;
+  const last = polygon[n - 1];
+  if (last && last[0] === x && last[1] === y) return;
+  while (n >= 2) {
+    const [ax, ay] = polygon[n - 2]!;
+    const [bx, by] = polygon[n - 1]!;
+    if (!onSegment(ax, ay, bx, by, x, y)) break;
+    polygon.pop();
+    n--;
+  }
+  polygon.push([x, y]);
 }
 
 /** Drops repeated points and interior points that lie on the segment joining their neighbours. */
 export function simplify(points: Polygon): Polygon {
   const result: Polygon = [];
-  for (const point of points) {
-    const last = result[result.length - 1];
-    if (last && last[0] === point[0] && last[1] === point[1]) continue;
-    while (result.length >= 2 && onSegment(result[result.length - 2]!, result[result.length - 1]!, point)) result.pop();
-    result.push(point);
-  }
+  for (const [x, y] of points) appendPoint(result, x, y);
   return result;
 }
