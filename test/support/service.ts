@@ -62,7 +62,10 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   const service = createFuzzyService({ indexedDB, IDBKeyRange, ...options });
   const basePath = `/${(options.basePath ?? '/').replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
   const baseURL = `${origin}${basePath}`;
-  interceptor().use(http.all(`${origin}/*`, ({ request }) => service.handle(request)));
+  // A predicate rather than a URL pattern: msw's pattern matcher throws on malformed
+  // percent-encoding, and such paths must reach the service, which answers them with a 404.
+  const ours = ({ request }: { request: Request }) => request.url.startsWith(`${origin}/`);
+  interceptor().use(http.all(ours, ({ request }) => service.handle(request)));
 
   let reader: Dexie | undefined;
 
