@@ -72,7 +72,7 @@ class Parser {
 
   parse(): RuleAst {
     const ast = this.isKeyword('IF') ? this.ifRule() : this.trendRule();
-    this.expectEnd(ast.type === 'if' ? '",", WITH or the end of the rule' : 'WITH or the end of the rule');
+    if (this.current.kind !== 'end') this.fail('the end of the rule');
     return ast;
   }
 
@@ -112,6 +112,7 @@ class Parser {
       this.position++;
       conclusions.push(this.conclusion());
     }
+    if (!this.isKeyword('WITH') && this.current.kind !== 'end') this.fail('",", WITH or the end of the rule');
     return { type: 'if', condition, conclusions, weight: this.weight() };
   }
 
@@ -121,6 +122,7 @@ class Parser {
     if (!this.acceptKeyword('INCREASES') && !this.acceptKeyword('DECREASES')) this.fail('INCREASES or DECREASES');
     const output = this.name('an output variable name');
     const type = trend.value === 'INCREASES' ? 'increases' : 'decreases';
+    if (!this.isKeyword('WITH') && this.current.kind !== 'end') this.fail('WITH or the end of the rule');
     return { type, input, output, weight: this.weight() };
   }
 
@@ -132,10 +134,6 @@ class Parser {
     if (weight > 1) throw new RuleSyntaxError(this.rule, token.column, `expected a weight from 0 to 1, got ${token.value}`);
     this.position++;
     return weight;
-  }
-
-  private expectEnd(expectation: string): void {
-    if (this.current.kind !== 'end') this.fail(expectation);
   }
 
   /** A condition ends at THEN, or at the ")" matching `open` when it is inside parentheses. */
