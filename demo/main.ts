@@ -175,8 +175,9 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string): void 
     const strengths = Object.entries(steps.inferred[name] ?? {}).map(([set, degree]) => `“${set}” ${degree.toFixed(2)}`);
     if (value !== undefined) {
       line.querySelector('.crisp')!.textContent = formatNumber(value);
+      const listed = strengths.length > 1 ? `${strengths.slice(0, -1).join(', ')} and ${strengths.at(-1)}` : strengths[0];
       why.textContent =
-        `The rules made ${name} ${strengths.join(' and ')}. Each of those sets is cut at that height; ` +
+        `The rules gave ${listed}. Each set is cut at that height; ` +
         `the cut shapes together balance at ${formatNumber(value)}.`;
     }
     answer.append(line, why);
@@ -247,7 +248,7 @@ async function showHistory(): Promise<void> {
 
 const describe = (values: Record<string, number>) =>
   Object.entries(values)
-    .map(([name, value]) => `${name} ${formatNumber(value)}`)
+    .map(([name, value]) => `${name} ${Number(value.toFixed(2))}`)
     .join(', ');
 
 async function showStoredEvaluation(id: string): Promise<void> {
