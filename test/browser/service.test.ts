@@ -159,6 +159,26 @@ describe('the REST interface in the worker', () => {
     await context.close();
   });
 
+  it('answers only the service paths under its basePath and leaves every other request to the network', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/`);
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath=/api/'));
+    const before = server.requests.length;
+
+    const about = await call(page, 'GET', '/api/version');
+    expect(about.status).toBe(200);
+    expect(about.body.name).toEqual(expect.any(String));
+    const unknown = await call(page, 'GET', '/api/no-such-thing').catch((error: Error) => error.message);
+    expect(server.requests.slice(before)).toEqual(['/api/no-such-thing']);
+    expect(unknown).toMatch(/JSON/); // the static server's plain-text 404, not the worker's
+    const outside = await page.evaluate(async () => (await fetch('/agent')).status);
+    expect(outside).toBe(404);
+    expect(server.requests.slice(before)).toEqual(['/api/no-such-thing', '/agent']);
+    await context.close();
+  });
+
   it('keeps every record when an updated worker takes over', async () => {
     const context = await browser.newContext();
     const page = await openControlled(context);

@@ -1,0 +1,122 @@
+// FuzzyClient against the real handler (in Node, over fake-indexeddb): every method reaches its
+// endpoint and returns what the service answered; every failure becomes a FuzzyApiError.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FuzzyApiError, FuzzyClient } from '../../src/client';
+import { createFuzzyService, type FuzzyService } from '../../src/index';
+
+const fanAgent = {
+  name: 'fan',
+  inputs: { temperature: { cold: [0, 10, 20], hot: [10, 20, 30] } },
+  outputs: { fan: { slow: [0, 25, 50], fast: [50, 75, 100] } },
+  rules: ['IF temperature IS cold THEN fan IS slow', 'IF temperature IS hot THEN fan IS fast'],
+};
+// At 12°: cold 0.8, hot 0.2 → slow cut at 0.8 (area 24 about 25), fast cut at 0.2 (area 9 about 75),
+// touching only at 50 → fan = (24·25 + 9·75)/33. At 15° both are 0.5, mirror images about 50.
+const fanAt12 = 1275 / 33;
+
+let service: FuzzyService;
+let anonymous: FuzzyClient;
+let client: FuzzyClient;
+const sent: Request[] = [];
+
+beforeAll(async () => {
+  service = createFuzzyService({ indexedDB: new IDBFactory(), IDBKeyRange, dbName: 'client-test', basePath: '/api/' });
+  anonymous = new FuzzyClient({
+    baseURL: 'http://app.test/api',
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      sent.push(request.clone());
+      return service.handle(request);
+    },
+  });
+  client = anonymous.withKey((await anonymous.createAccount('client test')).apiKey);
+});
+afterAll(() => service.close());
+
+describe('FuzzyClient', () => {
+  it('covers the agent, version, evaluation and feedback endpoints', async () => {
+    expect(await client.listAgents()).toEqual([]);
+    const created = await client.createAgent(fanAgent);
+    expect(created).toMatchObject({ ...fanAgent, createdAt: created.updatedAt });
+    expect(await client.getAgent(created.id)).toEqual(created);
+    expect(await client.listAgents()).toEqual([{ id: created.id, name: 'fan' }]);
+
+    const updated = await client.updateAgent(created.id, { ...fanAgent, name: 'fan v2' });
+    expect(updated.name).toBe('fan v2');
+    const versions = await client.listVersions(created.id);
+    expect(versions.map((version) => version.id)).toEqual([created.latestVersion, updated.latestVersion]);
+    const first = await client.getVersion(created.latestVersion);
+    expect(first).toMatchObject({ versionOf: created.id, name: 'fan', rules: fanAgent.rules });
+
+    const single = await client.evaluate(created.id, { temperature: 12 });
+    expect(Object.keys(single.outputs)).toEqual(['fan']);
+    expect(single.outputs.fan).toBeCloseTo(fanAt12, 9);
+    expect(single.meta).toBeUndefined();
+
+    const withMeta = await client.evaluate(created.id, { temperature: 12 }, { meta: true });
+    expect(Object.keys(withMeta.outputs)).toEqual(['fan']);
+    expect(withMeta.meta?.fuzzified).toEqual({ temperature: { cold: expect.closeTo(0.8, 12), hot: expect.closeTo(0.2, 12) } });
+
+    const batch = await client.evaluateBatch(created.id, [{ temperature: 12 }, { temperature: 15 }]);
+    expect(batch.map((item) => item.outputs.fan)).toEqual([expect.closeTo(fanAt12, 9), expect.closeTo(50, 9)]);
+    expect(new Set([single, withMeta, ...batch].map((item) => item.evaluationID)).size).toBe(4);
+
+    const log = await client.getEvaluation(batch[1]!.evaluationID);
+    expect(log).toMatchObject({ reqID: batch[1]!.evaluationID, agentID: created.id, versionID: updated.latestVersion, input: { temperature: 15 } });
+
+    const feedback = await client.postFeedback(single.evaluationID, { stars: 4, 'tip ok': 1 });
+    expect(feedback).toMatchObject({ evaluationLog: single.evaluationID, data: { stars: 4, 'tip ok': 1 } });
+    expect(await client.listFeedback(single.evaluationID)).toEqual([feedback]);
+
+    await client.deleteAgent(created.id);
+    expect(await client.listAgents()).toEqual([]);
+    const gone = await client.getAgent(created.id).catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(FuzzyApiError);
+    expect((gone as FuzzyApiError).status).toBe(410);
+    // Logs outlive their agent (SPEC: readable by their owner after DELETE).
+    expect((await client.getEvaluation(single.evaluationID)).crisp.fan).toBeCloseTo(fanAt12, 9);
+  });
+
+  it('sends JSON with the key under the base path, and reads the service info without one', async () => {
+    sent.length = 0;
+    const info = await anonymous.serviceInfo();
+    expect(info.name).toEqual(expect.any(String));
+    await client.createAgent(fanAgent);
+    const [about, create] = sent;
+    expect(about!.url).toBe('http://app.test/api/version');
+    expect(about!.headers.get('Authorization')).toBeNull();
+    expect(create!.url).toBe('http://app.test/api/agent');
+    expect(create!.method).toBe('POST');
+    expect(create!.headers.get('Authorization')).toMatch(/^Bearer \S+$/);
+    expect(create!.headers.get('Content-Type')).toBe('application/json');
+    expect(await create!.json()).toEqual(fanAgent);
+  });
+
+  it('throws FuzzyApiError with the status, the message and every invalid field', async () => {
+    const unauthorised = await anonymous.listAgents().catch((error: unknown) => error as FuzzyApiError);
+    expect(unauthorised).toMatchObject({ name: 'FuzzyApiError', status: 401 });
+    expect(unauthorised.message).not.toBe('');
+
+    const invalid = await client
+      .createAgent({ ...fanAgent, rules: ['IF temperature IS warm THEN fan IS slow', 'IF fan IS'] })
+      .catch((error: unknown) => error as FuzzyApiError);
+    expect(invalid.status).toBe(400);
+    expect(invalid.issues.map((issue) => issue.path)).toEqual(['rules[0]', 'rules[1]']);
+    expect(invalid.issues[0]!.message).toContain('warm');
+
+    const missing = await client.getEvaluation('00000000-0000-4000-8000-000000000000').catch((error: unknown) => error as FuzzyApiError);
+    expect(missing).toMatchObject({ status: 404, issues: [] });
+  });
+
+  it('says the worker is not answering when the reply is not fuzzbox JSON', async () => {
+    const offline = new FuzzyClient({
+      baseURL: 'http://app.test/',
+      fetch: async () => new Response('<!doctype html><title>Not found</title>', { status: 404, headers: { 'Content-Type': 'text/html' } }),
+    });
+    const error = await offline.listAgents().catch((failure: unknown) => failure as FuzzyApiError);
+    expect(error).toBeInstanceOf(FuzzyApiError);
+    expect(error.status).toBe(404);
+    expect(error.message).toMatch(/not fuzzbox JSON: is the fuzzbox worker registered and controlling this page/);
+  });
+});
