@@ -34,6 +34,18 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
+/** The FuzzyApiError the call must fail with. */
+async function failure(call: Promise<unknown>): Promise<FuzzyApiError> {
+  const error = await call.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (rejection: unknown) => rejection,
+  );
+  expect(error).toBeInstanceOf(FuzzyApiError);
+  return error as FuzzyApiError;
+}
+
 describe('FuzzyClient', () => {
   it('covers the agent, version, evaluation and feedback endpoints', async () => {
     expect(await client.listAgents()).toEqual([]);
@@ -71,9 +83,7 @@ describe('FuzzyClient', () => {
 
     await client.deleteAgent(created.id);
     expect(await client.listAgents()).toEqual([]);
-    const gone = await client.getAgent(created.id).catch((error: unknown) => error);
-    expect(gone).toBeInstanceOf(FuzzyApiError);
-    expect((gone as FuzzyApiError).status).toBe(410);
+    expect((await failure(client.getAgent(created.id))).status).toBe(410);
     // Logs outlive their agent (SPEC: readable by their owner after DELETE).
     expect((await client.getEvaluation(single.evaluationID)).crisp.fan).toBeCloseTo(fanAt12, 9);
   });
@@ -94,18 +104,16 @@ describe('FuzzyClient', () => {
   });
 
   it('throws FuzzyApiError with the status, the message and every invalid field', async () => {
-    const unauthorised = await anonymous.listAgents().catch((error: unknown) => error as FuzzyApiError);
+    const unauthorised = await failure(anonymous.listAgents());
     expect(unauthorised).toMatchObject({ name: 'FuzzyApiError', status: 401 });
     expect(unauthorised.message).not.toBe('');
 
-    const invalid = await client
-      .createAgent({ ...fanAgent, rules: ['IF temperature IS warm THEN fan IS slow', 'IF fan IS'] })
-      .catch((error: unknown) => error as FuzzyApiError);
+    const invalid = await failure(client.createAgent({ ...fanAgent, rules: ['IF temperature IS warm THEN fan IS slow', 'IF fan IS'] }));
     expect(invalid.status).toBe(400);
     expect(invalid.issues.map((issue) => issue.path)).toEqual(['rules[0]', 'rules[1]']);
     expect(invalid.issues[0]!.message).toContain('warm');
 
-    const missing = await client.getEvaluation('00000000-0000-4000-8000-000000000000').catch((error: unknown) => error as FuzzyApiError);
+    const missing = await failure(client.getEvaluation('00000000-0000-4000-8000-000000000000'));
     expect(missing).toMatchObject({ status: 404, issues: [] });
   });
 
@@ -114,8 +122,7 @@ describe('FuzzyClient', () => {
       baseURL: 'http://app.test/',
       fetch: async () => new Response('<!doctype html><title>Not found</title>', { status: 404, headers: { 'Content-Type': 'text/html' } }),
     });
-    const error = await offline.listAgents().catch((failure: unknown) => failure as FuzzyApiError);
-    expect(error).toBeInstanceOf(FuzzyApiError);
+    const error = await failure(offline.listAgents());
     expect(error.status).toBe(404);
     expect(error.message).toMatch(/not fuzzbox JSON: is the fuzzbox worker registered and controlling this page/);
   });
