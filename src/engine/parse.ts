@@ -62,8 +62,13 @@ function describe(token: Token | undefined): string {
   return `after ${JSON.stringify(token.value)}`;
 }
 
+/** The columns of the names in a reference: [variable, set] for IS, [input, output] for a trend rule. */
+export type NameColumns = Map<object, readonly [number, number]>;
+
 class Parser {
   private position = 0;
+  /** where each reference's names were written, so that compileAgent can point at an unknown one */
+  readonly columns: NameColumns = new Map();
 
   constructor(
     private readonly rule: string,
@@ -117,13 +122,17 @@ class Parser {
   }
 
   private trendRule(): RuleAst {
+    const inputColumn = this.current.column;
     const input = this.name('IF or a variable name');
     const trend = this.current;
     if (!this.acceptKeyword('INCREASES') && !this.acceptKeyword('DECREASES')) this.fail('INCREASES or DECREASES');
+    const outputColumn = this.current.column;
     const output = this.name('an output variable name');
     const type = trend.value === 'INCREASES' ? 'increases' : 'decreases';
     if (!this.isKeyword('WITH') && this.current.kind !== 'end') this.fail('WITH or the end of the rule');
-    return { type, input, output, weight: this.weight() };
+    const rule: RuleAst = { type, input, output, weight: this.weight() };
+    this.columns.set(rule, [inputColumn, outputColumn]);
+    return rule;
   }
 
   private weight(): number {
@@ -162,19 +171,26 @@ class Parser {
       this.position++;
       return condition;
     }
+    const variableColumn = this.current.column;
     const variable = this.name('a variable name, NOT or "("');
     this.expectKeyword('IS');
     const negated = this.acceptKeyword('NOT');
+    const setColumn = this.current.column;
     const set = this.name(negated ? 'a set name' : 'a set name or NOT');
     const is: Condition = { type: 'is', variable, set };
+    this.columns.set(is, [variableColumn, setColumn]);
     return negated ? { type: 'not', operand: is } : is;
   }
 
   private conclusion(): SetReference {
+    const variableColumn = this.current.column;
     const variable = this.name('an output variable name');
     this.expectKeyword('IS');
     if (this.isKeyword('NOT')) this.fail('a set name (a conclusion cannot be negated)');
-    return { variable, set: this.name('a set name') };
+    const setColumn = this.current.column;
+    const conclusion = { variable, set: this.name('a set name') };
+    this.columns.set(conclusion, [variableColumn, setColumn]);
+    return conclusion;
   }
 }
 
@@ -184,7 +200,13 @@ function flatten(type: 'and' | 'or', operands: Condition[]): Condition[] {
 
 /** Parses one rule string into its AST; throws RuleSyntaxError with the 1-based column of the fault. */
 export function parseRule(text: string): RuleAst {
-  return new Parser(text, tokenize(text)).parse();
+  return parseRuleWithColumns(text).ast;
+}
+
+/** parseRule, plus the column of every name in the AST's references (see NameColumns). */
+export function parseRuleWithColumns(text: string): { ast: RuleAst; columns: NameColumns } {
+  const parser = new Parser(text, tokenize(text));
+  return { ast: parser.parse(), columns: parser.columns };
 }
 
 function printName(name: string): string {

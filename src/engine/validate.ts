@@ -2,10 +2,11 @@
 // the first, so that one 400 tells the caller everything to fix.
 
 import { RuleSyntaxError } from './errors.js';
-import { parseRule } from './parse.js';
-import type { Condition, RuleAst, SetReference, ValidationIssue } from './types.js';
+import { parseRuleWithColumns, type NameColumns } from './parse.js';
+import type { Condition, RuleAst, ValidationIssue } from './types.js';
 
-type Variables = Record<string, Record<string, readonly number[]>>;
+/** Variables as far as they are usable for checking rules: a variable whose sets are broken maps to undefined. */
+type Variables = Record<string, Record<string, unknown> | undefined>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -29,12 +30,12 @@ function checkPoints(points: unknown, path: string, issues: ValidationIssue[]): 
   }
 }
 
-/** Checks inputs or outputs; returns the variables whose shape is usable for checking rules against. */
-function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[]): Variables {
+/** Checks inputs or outputs; returns them for checking rules against, or undefined when they are not even an object. */
+function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[]): Variables | undefined {
   const singular = kind === 'inputs' ? 'input' : 'output';
   if (!isRecord(value)) {
     issues.push({ path: kind, message: `must be an object mapping each ${singular} name to its sets, got ${show(value)}` });
-    return {};
+    return undefined;
   }
   const names = Object.keys(value);
   if (names.length === 0) issues.push({ path: kind, message: `an agent needs at least one ${singular}` });
@@ -43,6 +44,7 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
     const sets = value[name];
     const path = `${kind}.${name}`;
     if (name === '') issues.push({ path, message: `${singular} names must not be empty` });
+    Object.defineProperty(usable, name, { value: isRecord(sets) ? sets : undefined, enumerable: true });
     if (!isRecord(sets)) {
       issues.push({ path, message: `must be an object mapping each set name to its points, got ${show(sets)}` });
       continue;
@@ -53,61 +55,72 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
       if (setName === '') issues.push({ path: `${path}.`, message: 'set names must not be empty' });
       checkPoints(sets[setName], `${path}.${setName}`, issues);
     }
-    Object.defineProperty(usable, name, { value: sets, enumerable: true });
   }
   return usable;
 }
 
-function known(variables: Variables | Record<string, unknown>): string {
+function known(variables: object): string {
   const names = Object.keys(variables);
   return names.length ? names.join(', ') : 'none';
 }
 
-/** The problems with one set reference, in words. */
-function referenceProblems(
-  reference: { variable: string; set?: string },
+const ROLES = {
+  input: { place: 'a condition', other: 'an output' },
+  output: { place: 'a conclusion', other: 'an input' },
+} as const;
+
+/**
+ * What is wrong with one reference to a variable (and a set of it), or undefined when nothing is or
+ * when the variables it refers to are too broken to tell (that is reported on its own).
+ */
+function referenceProblem(
   role: 'input' | 'output',
-  own: Variables,
-  other: Variables,
-): string[] {
-  const sets = Object.hasOwn(own, reference.variable) ? own[reference.variable] : undefined;
-  if (!sets) {
-    const plural = `${role}s`;
-    if (Object.hasOwn(other, reference.variable)) {
-      const place = role === 'input' ? 'a condition' : 'a conclusion';
-      const otherRole = role === 'input' ? 'an output' : 'an input';
-      return [`"${reference.variable}" is ${otherRole}; ${place} needs ${role === 'input' ? 'an input' : 'an output'} (${plural}: ${known(own)})`];
-    }
-    return [`unknown ${role} "${reference.variable}" (known ${plural}: ${known(own)})`];
+  variable: string,
+  set: string | undefined,
+  own: Variables | undefined,
+  other: Variables | undefined,
+): { problem: string; onSet: boolean } | undefined {
+  if (!own) return undefined;
+  if (!Object.hasOwn(own, variable)) {
+    const problem = other && Object.hasOwn(other, variable)
+      ? `${show(variable)} is ${ROLES[role].other}; ${ROLES[role].place} needs an ${role} (${role}s: ${known(own)})`
+      : `unknown ${role} ${show(variable)} (known ${role}s: ${known(own)})`;
+    return { problem, onSet: false };
   }
-  if (reference.set !== undefined && !Object.hasOwn(sets, reference.set)) {
-    return [`unknown set "${reference.set}" for ${role} "${reference.variable}" (known: ${known(sets)})`];
+  const sets = own[variable];
+  if (sets && set !== undefined && !Object.hasOwn(sets, set)) {
+    return { problem: `unknown set ${show(set)} for ${role} ${show(variable)} (known: ${known(sets)})`, onSet: true };
   }
-  return [];
+  return undefined;
 }
 
-function conditionReferences(condition: Condition): SetReference[] {
+function conditionReferences(condition: Condition): Array<Extract<Condition, { type: 'is' }>> {
   if (condition.type === 'is') return [condition];
   if (condition.type === 'not') return conditionReferences(condition.operand);
   return condition.operands.flatMap(conditionReferences);
 }
 
-function ruleProblems(ast: RuleAst, inputs: Variables, outputs: Variables): string[] {
+/** Every unknown name in a rule, each with the column where it was written. */
+function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, outputs?: Variables): string[] {
+  const problems: string[] = [];
+  const check = (role: 'input' | 'output', variable: string, set: string | undefined, [variableColumn, setColumn]: readonly [number, number]) => {
+    const found = referenceProblem(role, variable, set, role === 'input' ? inputs : outputs, role === 'input' ? outputs : inputs);
+    if (found) problems.push(`column ${found.onSet ? setColumn : variableColumn}: ${found.problem}`);
+  };
   if (ast.type === 'if') {
-    return [
-      ...conditionReferences(ast.condition).flatMap((ref) => referenceProblems(ref, 'input', inputs, outputs)),
-      ...ast.conclusions.flatMap((ref) => referenceProblems(ref, 'output', outputs, inputs)),
-    ];
+    for (const is of conditionReferences(ast.condition)) check('input', is.variable, is.set, columns.get(is)!);
+    for (const conclusion of ast.conclusions) check('output', conclusion.variable, conclusion.set, columns.get(conclusion)!);
+  } else {
+    const [inputColumn, outputColumn] = columns.get(ast)!;
+    check('input', ast.input, undefined, [inputColumn, inputColumn]);
+    check('output', ast.output, undefined, [outputColumn, outputColumn]);
   }
-  return [
-    ...referenceProblems({ variable: ast.input }, 'input', inputs, outputs),
-    ...referenceProblems({ variable: ast.output }, 'output', outputs, inputs),
-  ];
+  return problems;
 }
 
 export interface ValidatedAgent {
-  inputs: Variables;
-  outputs: Variables;
+  inputs: Record<string, Record<string, readonly number[]>>;
+  outputs: Record<string, Record<string, readonly number[]>>;
   rules: string[];
   parsedRules: RuleAst[];
 }
@@ -133,9 +146,9 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
         return;
       }
       try {
-        const ast = parseRule(rule);
+        const { ast, columns } = parseRuleWithColumns(rule);
         parsedRules.push(ast);
-        for (const problem of ruleProblems(ast, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${show(rule)}` });
+        for (const problem of ruleProblems(ast, columns, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${show(rule)}` });
       } catch (error) {
         if (!(error instanceof RuleSyntaxError)) throw error;
         issues.push({ path, message: `${error.message} in rule ${show(rule)}` });
@@ -143,5 +156,6 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
     });
   }
   if (issues.length > 0) return { issues };
-  return { agent: { inputs, outputs, rules: rules as string[], parsedRules }, issues: [] };
+  // no issues: every part has the shape checked above
+  return { agent: { inputs, outputs, rules, parsedRules } as ValidatedAgent, issues: [] };
 }
