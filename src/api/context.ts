@@ -1,15 +1,21 @@
 import type { FuzzboxDatabase } from '../store/database';
+import type { EvaluationWriter } from '../store/evaluation-writer';
 import type { CompiledAgents } from './compiled-agents';
+import type { OptimizeProgress } from './service';
 
 /** What lives as long as one service: nothing here is state a restart would lose. */
 export interface ServiceState {
   db: FuzzboxDatabase;
   compiledAgents: CompiledAgents;
+  evaluations: EvaluationWriter;
   signup: boolean;
   /** always starts and ends with `/` */
   basePath: string;
   /** API key → userID; accounts are never deleted, so an entry never goes stale */
   keyCache: Map<string, string>;
+  /** uniform numbers in [0, 1) for exploration noise */
+  random: () => number;
+  onOptimizeProgress: ((progress: OptimizeProgress) => void) | undefined;
 }
 
 export interface Context {

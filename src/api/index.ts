@@ -1,4 +1,4 @@
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from './service';
+export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './service';
 export { routes } from './routes';
 export type { Route, Handler } from './router';
 export type { Context, ServiceState } from './context';

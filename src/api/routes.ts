@@ -6,6 +6,7 @@ import { evaluateAgent } from './resources/inference';
 import { listAgentVersions, readVersion } from './resources/versions';
 import { readEvaluation } from './resources/evaluations';
 import { listFeedback, postFeedback } from './resources/feedback';
+import { optimizeAgent } from './resources/optimize';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [
@@ -22,4 +23,5 @@ export const routes: Route[] = [
   { method: 'GET', path: '/evaluation/:id', handler: readEvaluation },
   { method: 'POST', path: '/evaluation/:id/feedback', handler: postFeedback },
   { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
+  { method: 'POST', path: '/agent/:id/optimize', handler: optimizeAgent },
 ];

@@ -1,6 +1,7 @@
 import { ApiError } from '../schema/errors';
 import type { Account } from '../schema/account';
 import { FuzzboxDatabase, type DatabaseOptions } from '../store/database';
+import { EvaluationWriter } from '../store/evaluation-writer';
 import { authenticate } from './auth';
 import { readJsonBody } from './body';
 import { CompiledAgents } from './compiled-agents';
@@ -17,6 +18,17 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
   signup?: boolean;
   /** Where the interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
   basePath?: string;
+  /** Uniform numbers in [0, 1) for `?explore=` noise; default Math.random. Pass a seeded one in tests. */
+  random?: () => number;
+  /** Called while `POST /agent/:id/optimize` runs, e.g. to drive a progress bar. */
+  onOptimizeProgress?: (progress: OptimizeProgress) => void;
+}
+
+/** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
+export interface OptimizeProgress {
+  agentID: string;
+  done: number;
+  total: number;
 }
 
 export interface FuzzyService {
@@ -42,9 +54,12 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
   const service: ServiceState = {
     db,
     compiledAgents: new CompiledAgents(),
+    evaluations: new EvaluationWriter(db),
     signup: options.signup ?? true,
     basePath: normaliseBasePath(options.basePath ?? '/'),
     keyCache: new Map(),
+    random: options.random ?? Math.random,
+    onOptimizeProgress: options.onOptimizeProgress,
   };
   const match = createRouter(routes);
 

@@ -3,24 +3,31 @@ import { ApiError } from '../schema/errors';
 import type { AgentBody } from '../schema/agent';
 import type { FuzzboxDatabase } from './database';
 import { newId, timestamp } from './ids';
-import type { AgentRecord, EvaluationRecord, StoredTrace, VersionRecord } from './records';
+import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, StoredTrace, VersionRecord } from './records';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 
 /**
  * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its
- * owner). Call inside a transaction that includes `agents` and `deletedAgents`.
+ * owner), from what the agents and deletedAgents tables hold for `id`.
  */
-export async function requireAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
-  const agent = await db.agents.get(id);
+export function ownAgent(
+  userID: string,
+  id: string,
+  agent: AgentRecord | undefined,
+  deleted: DeletedAgentRecord | undefined,
+): AgentRecord {
   if (agent?.userID === userID) return agent;
-  if (!agent) {
-    const deleted = await db.deletedAgents.get(id);
-    if (deleted?.userID === userID) {
-      throw new ApiError('Gone', `agent "${id}" was deleted at ${deleted.deletedAt}`);
-    }
+  if (!agent && deleted?.userID === userID) {
+    throw new ApiError('Gone', `agent "${id}" was deleted at ${deleted.deletedAt}`);
   }
   throw notFound(id);
+}
+
+/** `ownAgent` read from the database; call inside a transaction over agents and deletedAgents. */
+export async function requireAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
+  const agent = await db.agents.get(id);
+  return ownAgent(userID, id, agent, agent ? undefined : await db.deletedAgents.get(id));
 }
 
 export function readAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {

@@ -1,26 +1,6 @@
 import { ApiError } from '../schema/errors';
-import { requireAgent } from './agents';
 import type { FuzzboxDatabase } from './database';
-import type { AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records';
-
-/**
- * Runs `evaluate` on the caller's agent as it is now and stores the logs it returns, all in one
- * transaction: a concurrent PUT or DELETE lands entirely before or entirely after. `evaluate` is
- * synchronous (IndexedDB transactions end when they wait on anything else) and may throw to
- * write nothing.
- */
-export function recordEvaluations<T>(
-  db: FuzzboxDatabase,
-  userID: string,
-  agentID: string,
-  evaluate: (agent: AgentRecord) => { logs: EvaluationRecord[]; result: T },
-): Promise<T> {
-  return db.transaction('rw', db.agents, db.deletedAgents, db.evaluations, async () => {
-    const { logs, result } = evaluate(await requireAgent(db, userID, agentID));
-    await db.evaluations.bulkAdd(logs);
-    return result;
-  });
-}
+import type { EvaluationRecord, FeedbackRecord, VersionRecord } from './records';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 

@@ -4,3 +4,4 @@ export * from './accounts';
 export * from './agents';
 export * from './evaluations';
 export { newId, timestamp } from './ids';
+export { EvaluationWriter, type EvaluateAgent } from './evaluation-writer';

@@ -59,6 +59,8 @@ export interface EvaluationRecord {
   versionID: string;
   input: Record<string, number>;
   crisp: Outputs;
+  /** what the app received when it asked to explore (`?explore=`); absent otherwise */
+  returned?: Outputs;
   createdAt: string;
   trace?: StoredTrace;
 }

@@ -55,3 +55,26 @@ test('1,000 concurrent evaluations → 1,000 logs, each readable with its own in
     expect(log.body.centroid.tip[0]).toBe(results[i]!.body.tip);
   });
 });
+
+test('concurrent evaluations of many agents, some refused, each succeed or fail alone', async () => {
+  const agents = await Promise.all(
+    Array.from({ length: 40 }, async (_, i) => (await t.call('POST', 'agent', { key, body: tippingAgent(`agent ${i}`) })).body),
+  );
+  const deleted = agents[0]!.id;
+  await t.call('DELETE', `agent/${deleted}`, { key });
+  const before = JSON.parse(await t.snapshot()).evaluations.records.length as number;
+  // every agent twice with a valid input, plus refusals mixed in: a deleted agent, an unknown
+  // input, an agent that never existed
+  const requests = [
+    ...agents.slice(1).flatMap((agent) => [agent.id, agent.id]).map((id) => ({ id, body: { service: 5 }, status: 200 })),
+    { id: deleted, body: { service: 5 }, status: 410 },
+    { id: agents[1]!.id, body: { speed: 5 }, status: 400 },
+    { id: 'NOPE', body: { service: 5 }, status: 404 },
+  ].sort(() => Math.random() - 0.5);
+  const results = await Promise.all(requests.map(({ id, body }) => t.call('POST', `agent/${id}`, { key, body })));
+  expect(results.map((result) => result.status)).toEqual(requests.map((request) => request.status));
+  // service 5 → only `good` fires → medium, the triangle [10,15,20]: 15
+  for (const result of results.filter((r) => r.status === 200)) expect(result.body).toEqual({ tip: 15 });
+  const after = JSON.parse(await t.snapshot()).evaluations.records.length as number;
+  expect(after - before).toBe(78);
+});

@@ -118,7 +118,8 @@ describe('401', () => {
 
   test.each(authenticated)('%s %s: missing, malformed and unknown keys answer 401 with WWW-Authenticate: Bearer', async (method, path) => {
     const body = { service: 1 };
-    for (const headers of [{}, { Authorization: `Basic ${btoa('a:b')}` }, { Authorization: 'Bearer' }, { Authorization: 'Bearer fzb_unknown' }]) {
+    const variants: Array<Record<string, string>> = [{}, { Authorization: `Basic ${btoa('a:b')}` }, { Authorization: 'Bearer' }, { Authorization: 'Bearer fzb_unknown' }];
+    for (const headers of variants) {
       const result = await expectRefused(401, async () => {
         const response = await t.call(method, path(), { body, headers });
         expect(response.headers.get('WWW-Authenticate')).toBe('Bearer');

@@ -3,11 +3,12 @@
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { http } from 'msw';
-import { setupServer, type SetupServerApi } from 'msw/node';
+import { setupServer } from 'msw/node';
 import { afterAll } from 'vitest';
 import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index';
 
-let server: SetupServerApi | undefined;
+type Server = ReturnType<typeof setupServer>;
+let server: Server | undefined;
 let services = 0;
 
 afterAll(() => {
@@ -15,7 +16,7 @@ afterAll(() => {
   server = undefined;
 });
 
-function interceptor(): SetupServerApi {
+function interceptor(): Server {
   if (!server) {
     server = setupServer();
     server.listen({ onUnhandledRequest: 'error' });

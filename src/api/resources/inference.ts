@@ -1,8 +1,8 @@
 import { evaluate, type CompiledAgent } from '../../engine/index';
+import { explore, MAX_EXPLORATION } from '../../learn/index';
 import type { Inputs, Trace } from '../../engine/types';
 import { ApiError, validationError, type Issue } from '../../schema/errors';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation';
-import { recordEvaluations } from '../../store/evaluations';
 import { timestamp } from '../../store/ids';
 import type { EvaluationRecord } from '../../store/records';
 import { param, type Context } from '../context';
@@ -46,6 +46,20 @@ function checkInputNames(compiled: CompiledAgent, items: readonly Inputs[], batc
   }
 }
 
+/** `?explore=S`: exploration noise of standard deviation S × each output's range; none without it. */
+export function explorationScale(url: URL): number | undefined {
+  const value = url.searchParams.get('explore');
+  if (value === null) return undefined;
+  const scale = value.trim() === '' ? NaN : Number(value);
+  if (!(scale > 0 && scale <= MAX_EXPLORATION)) {
+    throw new ApiError(
+      'InvalidRequest',
+      `?explore= must be a number in (0, ${MAX_EXPLORATION}]: the noise's standard deviation as a share of each output's range, e.g. ?explore=0.1 (got "${value}")`,
+    );
+  }
+  return scale;
+}
+
 export function metaOf(reqID: string, trace: Trace, createdAt: string): EvaluationMeta {
   const { fuzzified, rules, inferred, clipped, combined, centroid } = trace;
   return { reqID, fuzzified, rules, inferred, clipped, combined, centroid, createdAt };
@@ -59,9 +73,10 @@ export async function evaluateAgent(context: Context): Promise<Response> {
   const { service, userID } = context;
   const { items, batch } = readInputs(context.body);
   const metaName = metaProperty(context.url);
+  const exploration = explorationScale(context.url);
   const createdAt = timestamp();
 
-  const results = await recordEvaluations(service.db, userID, param(context, 'id'), (agent) => {
+  const results = await service.evaluations.record(userID, param(context, 'id'), (agent) => {
     const compiled = service.compiledAgents.get(agent.latestVersion, agent);
     checkInputNames(compiled, items, batch, metaName);
     // The trace path even without ?meta=: a log read later recomputes the trace, and its crisp
@@ -76,11 +91,13 @@ export async function evaluateAgent(context: Context): Promise<Response> {
         versionID: agent.latestVersion,
         input: { ...input },
         crisp: traces[index]!.crisp,
+        ...(exploration === undefined ? {} : { returned: explore(traces[index]!.crisp, compiled.outputs, exploration, service.random) }),
         createdAt,
       }),
     );
     const result = logs.map((log, index) => {
-      return metaName === undefined ? log.crisp : { ...log.crisp, [metaName]: metaOf(log.reqID, traces[index]!, createdAt) };
+      const outputs = log.returned ?? log.crisp;
+      return metaName === undefined ? outputs : { ...outputs, [metaName]: metaOf(log.reqID, traces[index]!, createdAt) };
     });
     return { logs, result: { ids: logs.map((log) => log.reqID), outputs: result } };
   });

@@ -1,0 +1,63 @@
+import type { AgentDefinition } from '../../engine/types';
+import * as learn from '../../learn/index';
+import type { AgentBody } from '../../schema/agent';
+import { ApiError, validationError } from '../../schema/errors';
+import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize';
+import { readMetricLog, updateAgentFrom } from '../../store/learning';
+import { compileOrReject } from '../compiled-agents';
+import { param, type Context } from '../context';
+import { json } from '../http';
+
+/** One seed for every optimisation: the same log always gives the same proposal. */
+const SEED = 1;
+
+/** The proposal in the REST interface's (mutable) shape. */
+function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'outputs' | 'rules'> {
+  const copy = (variables: AgentDefinition['inputs']) =>
+    Object.fromEntries(
+      Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, [...points]]))]),
+    );
+  return { inputs: copy(definition.inputs), outputs: copy(definition.outputs), rules: [...definition.rules] };
+}
+
+/**
+ * POST /agent/:id/optimize `{metric, goal, dryRun}`: tunes the agent's numbers on every evaluation
+ * of it (any version) whose feedback carries `metric`, and unless `dryRun` saves the proposal as a
+ * new version, as a PUT would. The method and its estimates: docs/LEARNING.md.
+ */
+export async function optimizeAgent(context: Context): Promise<Response> {
+  const parsed = optimizeBodySchema.safeParse(context.body);
+  if (!parsed.success) throw validationError(parsed.error, 'optimize request');
+  const { metric, goal, dryRun } = parsed.data;
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const { agent, entries, metrics } = await readMetricLog(service.db, userID, agentID, metric);
+  if (!metrics.has(metric)) {
+    const known = metrics.size > 0 ? `metrics posted so far: ${[...metrics].join(', ')}` : 'no feedback was posted on its evaluations yet';
+    throw new ApiError('InvalidRequest', `no feedback on agent "${agentID}" carries the metric "${metric}" (${known})`);
+  }
+  const log = entries.map(({ evaluation, value }): learn.LoggedEvaluation => ({
+    input: evaluation.input,
+    crisp: evaluation.crisp,
+    ...(evaluation.returned ? { returned: evaluation.returned } : {}),
+    metric: value,
+  }));
+  const result = await learn.optimizeAgent(agent, log, {
+    goal,
+    seed: SEED,
+    onProgress: (progress) => service.onOptimizeProgress?.({ agentID, ...progress }),
+  });
+  if (result.status === 'insufficient') {
+    throw new ApiError('Conflict', `not enough feedback to optimise on "${metric}" yet: ${result.message}`);
+  }
+  const definition = bodyOf(result.definition);
+  let versionID: string | null = null;
+  if (!dryRun) {
+    const parsedRules = [...compileOrReject(definition).parsedRules];
+    const body = { name: agent.name, ...definition };
+    versionID = (await updateAgentFrom(service.db, userID, agentID, agent.latestVersion, body, parsedRules)).latestVersion;
+  }
+  const { evaluationsUsed, before, after, changes } = result;
+  const answer: OptimizeResult = { versionID, basedOn: agent.latestVersion, evaluationsUsed, metric, goal, before, after, changes, definition };
+  return json(answer);
+}

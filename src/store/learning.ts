@@ -1,0 +1,56 @@
+import { ApiError } from '../schema/errors';
+import type { AgentBody } from '../schema/agent';
+import { requireAgent, updateAgent } from './agents';
+import type { FuzzboxDatabase } from './database';
+import type { AgentRecord, EvaluationRecord } from './records';
+
+export interface MetricLog {
+  agent: AgentRecord;
+  /** every evaluation of the agent, any version, whose feedback carries the metric, with its latest value */
+  entries: Array<{ evaluation: EvaluationRecord; value: number }>;
+  /** every metric name posted as feedback on the agent's evaluations */
+  metrics: Set<string>;
+}
+
+/** What the optimiser learns from, read in one transaction so it is one consistent picture. */
+export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: string, metric: string): Promise<MetricLog> {
+  return db.transaction('r', [db.agents, db.deletedAgents, db.evaluations, db.feedback], async () => {
+    const agent = await requireAgent(db, userID, agentID);
+    const evaluations = await db.evaluations.where('[userID+agentID]').equals([userID, agentID]).toArray();
+    const byID = new Map(evaluations.map((evaluation) => [evaluation.reqID, evaluation]));
+    // ordered by evaluation, then oldest first: a later value for the same metric replaces an earlier one
+    const feedback = await db.feedback.where('evaluationLog').anyOf([...byID.keys()]).toArray();
+    const values = new Map<string, number>();
+    const metrics = new Set<string>();
+    for (const { evaluationLog, data } of feedback) {
+      for (const name of Object.keys(data)) metrics.add(name);
+      if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);
+    }
+    const entries = [...values].map(([reqID, value]) => ({ evaluation: byID.get(reqID)!, value }));
+    return { agent, entries, metrics };
+  });
+}
+
+/**
+ * Saves a new version exactly as a PUT does, but only if the agent is still at `basedOn`: an
+ * optimisation of a version someone has since replaced would silently undo their change.
+ */
+export function updateAgentFrom(
+  db: FuzzboxDatabase,
+  userID: string,
+  agentID: string,
+  basedOn: string,
+  body: AgentBody,
+  parsedRules: unknown[],
+): Promise<AgentRecord> {
+  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+    const current = await requireAgent(db, userID, agentID);
+    if (current.latestVersion !== basedOn) {
+      throw new ApiError(
+        'Conflict',
+        `agent "${agentID}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
+      );
+    }
+    return updateAgent(db, userID, agentID, body, parsedRules);
+  });
+}
