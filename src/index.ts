@@ -1,5 +1,5 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from './api/index';
+export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './api/index';
 export * from './engine/index';
 export type {
   Agent,
@@ -14,5 +14,7 @@ export type {
   ErrorBody,
   ErrorName,
   Issue,
+  OptimizeBody,
+  OptimizeResult,
 } from './schema/index';
 export { ApiError } from './schema/index';

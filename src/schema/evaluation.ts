@@ -37,6 +37,8 @@ export const evaluationLogSchema = traceSchema.extend({
   versionID: z.string(),
   input: z.record(z.string(), z.number()),
   crisp: z.record(z.string(), z.number()),
+  /** present when the evaluation explored (`?explore=`): the outputs the app actually received */
+  returned: z.record(z.string(), z.number()).optional(),
   createdAt: z.iso.datetime({ precision: 3 }),
 });
 /** GET /evaluation/:id */
@@ -48,6 +50,7 @@ export const evaluationMetaSchema = evaluationLogSchema.omit({
   versionID: true,
   input: true,
   crisp: true,
+  returned: true,
 });
 /** What `?meta=` adds to an inference result. */
 export type EvaluationMeta = z.infer<typeof evaluationMetaSchema>;

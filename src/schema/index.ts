@@ -3,3 +3,4 @@ export * from './evaluation';
 export * from './feedback';
 export * from './account';
 export * from './errors';
+export * from './optimize';
