@@ -62,9 +62,38 @@ export async function readJsonBody(request: Request, optional: boolean): Promise
   } catch {
     throw new ApiError('InvalidRequest', 'the body is not valid UTF-8; send UTF-8 encoded JSON');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
   }
+  const reserved = text.includes('__proto__') ? reservedKeyPath(body, '') : undefined;
+  if (reserved !== undefined) {
+    const message = '"__proto__" cannot be a name (JavaScript objects reserve it); choose another name';
+    throw new ApiError('ValidationError', `${reserved}: ${message}`, { issues: [{ path: reserved, message }] });
+  }
+  return body;
+}
+
+/**
+ * Where the parsed body has an own key `__proto__`, as a path. Validation would silently drop
+ * such a key (assigning it to a plain object replaces the prototype), so it is refused instead.
+ */
+function reservedKeyPath(value: unknown, path: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = reservedKeyPath(item, `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const keyPath = path ? `${path}.${key}` : key;
+    if (key === '__proto__') return keyPath;
+    const found = reservedKeyPath((value as Record<string, unknown>)[key], keyPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -84,6 +84,19 @@ describe('400', () => {
     expect(inBatch.issues?.[0]?.path).toBe('[1].servce');
   });
 
+  test('"__proto__" as a name is refused, not silently dropped', async () => {
+    const proto = await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: '{"__proto__": 5, "service": 3}' }), /cannot be a name/);
+    expect(proto.issues?.[0]?.path).toBe('__proto__');
+    const inputs = '{"__proto__": {"a": [0, 1]}}';
+    const agentBody = await expectRefused(400, () => t.call('POST', 'agent', { key, body: `{"name": "p", "inputs": ${inputs}, "outputs": {}, "rules": []}` }), /cannot be a name/);
+    expect(agentBody.issues?.[0]?.path).toBe('inputs.__proto__');
+    // as a value it is just text
+    const rule = tippingAgent();
+    rule.name = '__proto__';
+    expect((await t.call('PUT', `agent/${agent.id}`, { key, body: rule })).status).toBe(200);
+    await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: '{"__proto__": 1}' }), /cannot be a name/);
+  });
+
   test('a batch of more than 4096, or of none', async () => {
     const tooMany = Array.from({ length: 4097 }, (_, i) => ({ service: i % 10 }));
     await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: tooMany }), /at most 4096/);
