@@ -87,6 +87,8 @@ export interface Program {
   readonly scratchTo: Float64Array;
   readonly scratchHeight: Float64Array;
   readonly scratchBreaks: Float64Array;
+  /** for each breakpoint, the piece whose clipping kink it is, or −1 */
+  readonly scratchKinks: Int32Array;
   /** scratch: [twice the area, six times the first moment] of the envelope being integrated */
   readonly sums: Float64Array;
 }
@@ -303,6 +305,7 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     scratchTo: new Float64Array(mostPieces),
     scratchHeight: new Float64Array(mostPieces),
     scratchBreaks: new Float64Array(breakCapacity),
+    scratchKinks: new Int32Array(breakCapacity),
     sums: new Float64Array(2),
   };
 }

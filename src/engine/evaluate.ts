@@ -84,6 +84,12 @@ function runPostfix(program: Program, r: number): number {
 }
 
 /**
+ * Strengths below this count as 0: the geometry multiplies degrees by coordinates and by each other,
+ * and below about 1e-154 such products leave the range of normal doubles and lose their precision.
+ */
+const NEGLIGIBLE_STRENGTH = 1e-150;
+
+/**
  * Computes every rule's strength and every output set's inferred degree (max over the rules reaching
  * it). Math.min and Math.max keep a missing input's NaN, so a rule that needs it does not fire.
  */
@@ -107,8 +113,11 @@ function fireRules(program: Program): void {
       }
     }
     const strength = degree * weights[r]!;
+    if (!(strength >= NEGLIGIBLE_STRENGTH)) {
+      strengths[r] = 0;
+      continue;
+    }
     strengths[r] = strength;
-    if (!(strength > 0)) continue;
     for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
       const set = conclusionSets[c]!;
       if (strength > inferred[set]!) inferred[set] = strength;
@@ -127,24 +136,36 @@ function addEdge(sums: Float64Array, corners: number[] | undefined, xa: number, 
   corners?.push(xa, ya, xb, yb);
 }
 
-/** Inserts t into the sorted breakpoints [0 .. count − 1] when it lies strictly inside (0, 1). */
-function addBreak(breaks: Float64Array, count: number, t: number): number {
-  if (!(t > 0 && t < 1)) return count;
+/**
+ * Inserts breakpoint t into the sorted breaks[0 .. count − 1] (after any equal one) and returns the new
+ * count. `kink` is the piece whose clipping corner it is, or −1 for a crossing; a crossing counts only
+ * strictly inside (0, 1), a kink also when it rounds to 1 (it then becomes a vertical edge at the end).
+ */
+function addBreak(program: Program, count: number, t: number, kink: number): number {
+  const { scratchBreaks: breaks, scratchKinks: kinks } = program;
+  if (!(t > 0)) return count;
+  if (t >= 1) {
+    if (kink < 0) return count;
+    t = 1;
+  }
   let i = count;
   while (breaks[i - 1]! > t) {
     breaks[i] = breaks[i - 1]!;
+    kinks[i] = kinks[i - 1]!;
     i--;
   }
   breaks[i] = t;
+  kinks[i] = kink;
   return count + 1;
 }
 
 /**
  * The envelope on interval k where n > 1 pieces are reached: each is min(its straight degree, its
  * height), so the envelope is straight between clipping kinks and crossings, the breakpoints here.
+ * At its own kink a piece is exactly its height, whatever rounding did to the kink's position.
  */
 function integrateOverlap(program: Program, corners: number[] | undefined, k: number, n: number): void {
-  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks, sums, inferred } = program;
+  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks, scratchKinks: kinks, sums, inferred } = program;
   let j = 0;
   for (let p = program.pieceStart[k]!; p < program.pieceStart[k + 1]!; p++) {
     const height = inferred[program.pieceSet[p]!]!;
@@ -156,24 +177,26 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
   const from = program.intervalFrom[k]!;
   const to = program.intervalTo[k]!;
   breaks[0] = 0;
+  kinks[0] = -1;
   let count = 1;
   for (j = 0; j < n; j++) {
-    count = addBreak(breaks, count, (h[j]! - u0[j]!) / (u1[j]! - u0[j]!));
+    if ((h[j]! - u0[j]!) * (h[j]! - u1[j]!) < 0) count = addBreak(program, count, (h[j]! - u0[j]!) / (u1[j]! - u0[j]!), j);
     for (let i = j + 1; i < n; i++) {
-      count = addBreak(breaks, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)));
-      count = addBreak(breaks, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!));
-      count = addBreak(breaks, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!));
+      count = addBreak(program, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)), -1);
+      count = addBreak(program, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!), -1);
+      count = addBreak(program, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!), -1);
     }
   }
-  breaks[count++] = 1;
+  breaks[count] = 1;
+  kinks[count++] = -1;
   const width = to - from;
   let previousX = from;
   let previousY = 0;
   for (let b = 0; b < count; b++) {
     const t = breaks[b]!;
     let y = 0;
-    for (j = 0; j < n; j++) y = Math.max(y, Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
-    const x = b === count - 1 ? to : from + t * width;
+    for (j = 0; j < n; j++) y = Math.max(y, j === kinks[b] ? h[j]! : Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
+    const x = t === 1 ? to : from + t * width;
     if (b > 0) addEdge(sums, corners, previousX, previousY, x, y);
     previousX = x;
     previousY = y;
@@ -297,7 +320,7 @@ function combinedPolygon(program: Program, o: number): Polygon {
   for (; e < edges.length; e += 2) add(edges[e]!, edges[e + 1]!);
   while (polygon.length > 2 && polygon.at(-1)![1] === 0 && polygon.at(-2)![1] === 0) polygon.pop();
   const last = polygon.at(-1);
-  if (last && last[1] !== 0) polygon.push([last[0], 0]);
+  if (last && last[1] !== 0) appendPoint(polygon, last[0], 0);
   return polygon;
 }
 
@@ -383,5 +406,5 @@ export function activations(compiled: CompiledAgent, inputs: Inputs): Activation
   const program = compiled[PROGRAM];
   fuzzify(program, inputs);
   fireRules(program);
-  return program.ruleTexts.map((rule, r) => ({ rule, strength: program.strengths[r]! > 0 ? program.strengths[r]! : 0 }));
+  return program.ruleTexts.map((rule, r) => ({ rule, strength: program.strengths[r]! }));
 }

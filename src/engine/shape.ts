@@ -42,9 +42,10 @@ export function membership(points: SetDefinition, range: readonly [number, numbe
   return trapezoidDegree(a, b, c, d, x);
 }
 
-/** (1 − t)·from + t·to, exact at t = 0 and t = 1. */
+/** (1 − t)·from + t·to: exact at t = 0 and t = 1, and never outside [from, to] whatever the rounding. */
 function lerp(from: number, to: number, t: number): number {
-  return (1 - t) * from + t * to;
+  const value = (1 - t) * from + t * to;
+  return from < to ? Math.min(Math.max(value, from), to) : Math.min(Math.max(value, to), from);
 }
 
 /** The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. */
@@ -62,21 +63,26 @@ export function setShape(points: SetDefinition, range: readonly [number, number]
   return clipTrapezoid(shapeTrapezoid(points, range), 1);
 }
 
-/** Sine of the angle below which three points count as collinear: far below any visible bend. */
+/** How far from straight, relative to their own extent, three points may be and still count as collinear. */
 const COLLINEAR = 1e-12;
 
-/** B lies on the segment from A to C (A ≠ C); a spike that goes up and back down (A = C) is kept. */
+/**
+ * B lies on the segment from A to C (A ≠ C); a spike that goes up and back down (A = C) is kept.
+ * Collinearity survives scaling x and y apart, so the three points are first scaled to their own
+ * extent in each direction: a bend counts however flat the degrees or however wide the range.
+ */
 function onSegment(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): boolean {
-  const abx = bx - ax;
-  const aby = by - ay;
-  const acx = cx - ax;
-  const acy = cy - ay;
-  const ac2 = acx * acx + acy * acy;
-  if (ac2 === 0) return false;
+  if (ax === cx && ay === cy) return false;
+  const width = Math.abs(bx - ax) + Math.abs(cx - ax);
+  const height = Math.abs(by - ay) + Math.abs(cy - ay);
+  const abx = width === 0 ? 0 : (bx - ax) / width;
+  const aby = height === 0 ? 0 : (by - ay) / height;
+  const acx = width === 0 ? 0 : (cx - ax) / width;
+  const acy = height === 0 ? 0 : (cy - ay) / height;
   const cross = abx * acy - aby * acx;
-  if (cross * cross > COLLINEAR * COLLINEAR * ac2 * (abx * abx + aby * aby)) return false;
+  if (Math.abs(cross) > COLLINEAR * (Math.abs(abx) + Math.abs(aby)) * (Math.abs(acx) + Math.abs(acy))) return false;
   const along = abx * acx + aby * acy;
-  return along >= 0 && along <= ac2;
+  return along >= 0 && along <= acx * acx + acy * acy;
 }
 
 /** Appends (x, y) to a polygon built left to right, dropping a repeat and the points it makes collinear. */

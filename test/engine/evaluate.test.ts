@@ -8,6 +8,7 @@ import {
   membership,
   setShape,
   type AgentDefinition,
+  type Inputs,
 } from '../../src/engine/index.js';
 
 const levels = { service: ['poor', 'good', 'excellent'], food: ['rancid', 'okay', 'delicious'] };
@@ -315,7 +316,7 @@ describe('InputError', () => {
 
 describe('evaluateBatch', () => {
   it('gives the same outputs as evaluate, item by item, in order', () => {
-    const items = [{ service: 3, food: 8 }, { service: 10 }, {}, { service: 0, food: 0 }];
+    const items: Inputs[] = [{ service: 3, food: 8 }, { service: 10 }, {}, { service: 0, food: 0 }];
     expect(evaluateBatch(tipper, items)).toEqual(items.map((item) => evaluate(tipper, item).crisp));
   });
 
