@@ -2,7 +2,7 @@
 // The offline demo: registers the fuzzbox worker, then talks to the REST interface with the
 // typed client exactly as any app would. The engine is also loaded in the page, only to draw
 // each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
-import { FuzzyApiError, FuzzyClient, registerFuzzyWorker } from '../src/client';
+import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerUpdate } from '../src/client';
 import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine';
 import type { Inputs, Trace } from '../src/engine/types';
 import type { Agent, AgentBody, EvaluationMeta } from '../src/schema';
@@ -49,13 +49,23 @@ async function start(): Promise<void> {
   setStatus('Starting the offline engine…', 'busy');
   // The worker answers the REST paths under this page's directory, wherever the demo is served.
   const worker = new URL(`fuzzbox-sw.js?basePath=${encodeURIComponent(base.pathname)}&offline=offline-files.json`, base);
-  await registerFuzzyWorker(worker.pathname + worker.search);
+  await registerFuzzyWorker(worker.pathname + worker.search, { onUpdate: offerUpdate });
   client = await signIn();
   showConnectivity();
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
   await showAgentList(localStorage.getItem(storageKey('agent')));
   mountOptimisePanel();
+}
+
+/** A new build of the worker is waiting: switching keeps every record, so offer it plainly. */
+function offerUpdate(update: WorkerUpdate): void {
+  const banner = $('#update');
+  banner.hidden = false;
+  banner.querySelector('button')!.onclick = async () => {
+    await update.activate();
+    location.reload();
+  };
 }
 
 /** One account per browser; its key is kept in localStorage (the service stores only its hash). */

@@ -103,11 +103,11 @@ describe('the demo', () => {
     const served = server.requests.length;
 
     await page.reload();
-    await waitForEvaluations(page, 1);
+    await waitForEvaluations(page, 2); // every load evaluates the inputs on screen once
     expect(await page.textContent('#status')).toMatch(/^Offline/);
     const slider = page.locator('figure[data-input="food"] input');
     await slider.fill('2');
-    await waitForEvaluations(page, 2);
+    await waitForEvaluations(page, 3);
     // Food 2 is bad (4−2)/(4−1) = 2/3, tasty 0; service 6.5 as before: low 2/3, average 0.7,
     // generous 0.3. A triangle of base 10 cut at h keeps area (10 + 10(1−h))/2·h: low 40/9 about 5,
     // average 4.55 about 15, generous 2.55 about 25 → tip = (200/9 + 68.25 + 63.75)/(40/9 + 7.1).
@@ -115,6 +115,21 @@ describe('the demo', () => {
     // Not a single file came from the server while offline: the worker's cache served the reload.
     expect(server.requests.length).toBe(served);
     await context.setOffline(false);
+    await context.close();
+  });
+
+  it('offers an updated worker, and after switching to it every evaluation is still there', async () => {
+    const context = await browser.newContext();
+    const page = await openDemo(context);
+    const worker = await page.evaluate(() => navigator.serviceWorker.controller!);
+    expect(worker).not.toBeNull();
+    server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.update());
+    await page.locator('#update').waitFor({ state: 'visible' });
+    await Promise.all([page.waitForEvent('load'), page.click('#update button')]);
+    // The reload evaluates once more with the new worker: both evaluations are listed.
+    await waitForEvaluations(page, 2);
+    expect(await texts(page, '.answer .crisp')).toEqual(['19.5']);
     await context.close();
   });
 });
