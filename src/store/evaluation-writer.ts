@@ -62,7 +62,8 @@ export class EvaluationWriter {
         const ids = [...new Set(jobs.map((job) => job.agentID))];
         const agents = new Map((await db.agents.bulkGet(ids)).map((agent, i) => [ids[i]!, agent]));
         const missing = ids.filter((id) => !agents.get(id));
-        const deleted = new Map((await db.deletedAgents.bulkGet(missing)).map((record, i) => [missing[i]!, record]));
+        const tombstones = missing.length > 0 ? await db.deletedAgents.bulkGet(missing) : [];
+        const deleted = new Map(tombstones.map((record, i) => [missing[i]!, record]));
         const logs: EvaluationRecord[] = [];
         for (const job of jobs) {
           try {
