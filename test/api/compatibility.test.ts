@@ -86,6 +86,13 @@ test('the whole life of an agent, as the earlier clients drove it', async () => 
   const batch = await client.evaluate(created.id, [{ 'room temperature': 12 }, { humidity: 30, 'room temperature': 33 }]);
   expect(batch.evaluationID.split(',')).toHaveLength(2);
   expect(batch.data).toHaveLength(2);
+  // 12 °C, humidity missing: the temperature range is 10..35 (midpoint 22.5); cold [10,20] falls
+  // (midpoint 15) → (20−12)/10 = 0.8; warm and hot are 0. Rule 1 gives slow 0.8; the trend rule
+  // pairs cold with slow at 0.8 × 0.8 = 0.64; rule 2 needs humidity and does not fire. So slow is
+  // inferred at 0.8. Fan speed range 0..1500 (midpoint 750): slow [0,500] falls, the trapezoid
+  // [0,0,0,500] cut at 0.8 is (0,0) (0,0.8) (100,0.8) (500,0): a rectangle of area 80 centred at 50
+  // and a triangle of area 160 centred at (100+100+500)/3, so x = (80·50 + 160·700/3)/240 = 1550/9.
+  expect(batch.data[0]['fan speed']).toBeCloseTo(1550 / 9, 9);
 
   const updated = await client.updateAgent(created.id, { ...fan, name: 'fan speed v2' });
   expect(updated.latestVersion).not.toBe(created.latestVersion);
