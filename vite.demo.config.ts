@@ -18,7 +18,16 @@ export default defineConfig({
 function offlineDemo(): Plugin {
   return {
     name: 'fuzzbox-offline-demo',
-    apply: 'build',
+    // `vite --config vite.demo.config.ts` (with hot reload) serves the built worker too; nothing
+    // is cached for offline use there, since dev files change all the time.
+    configureServer(server) {
+      server.middlewares.use((request, response, next) => {
+        const path = request.url?.split('?')[0];
+        if (path === '/fuzzbox-sw.js') response.setHeader('Content-Type', 'text/javascript').end(readFileSync('dist/fuzzbox-sw.js'));
+        else if (path === '/offline-files.json') response.setHeader('Content-Type', 'application/json').end('[]');
+        else next();
+      });
+    },
     generateBundle(_, bundle) {
       const files = new Set(['./', 'index.html', ...Object.keys(bundle).filter((file) => !file.endsWith('.map'))]);
       this.emitFile({ type: 'asset', fileName: 'offline-files.json', source: JSON.stringify([...files], null, 1) });
