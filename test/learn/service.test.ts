@@ -164,6 +164,26 @@ describe('POST /agent/:id/optimize', () => {
     expect(versions.map((v: { id: string }) => v.id)).toEqual([agent.latestVersion, first.body.versionID, second.body.versionID]);
   });
 
+  it("learns from this agent's evaluations only, counting each evaluation once", async () => {
+    const key = await start();
+    const small = await createAgent(key, lemonade.agent, 'small');
+    const large = await createAgent(key, lemonade.agent, 'large');
+    await playExplored(key, small, lemonade, 60, seededRandom(1));
+    await playExplored(key, large, lemonade, 300, seededRandom(2));
+    // a second value for the same metric on one evaluation replaces the first
+    const [{ reqID }] = await evaluateBatch(key, small, [{ temperature: 20 }], '?explore=0.1');
+    await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { profit: 1 } });
+    await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { data: { profit: 2, cups: 3 } } });
+    // someone else's feedback is never read
+    const other = await t.signup('other');
+    const theirs = await createAgent(other, lemonade.agent);
+    await playExplored(other, theirs, lemonade, 100, seededRandom(3));
+    const dryRun = { metric: 'profit', goal: 'maximize', dryRun: true };
+    expect((await t.call('POST', `agent/${small}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(61);
+    expect((await t.call('POST', `agent/${large}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(300);
+    expect((await t.call('POST', `agent/${theirs}/optimize`, { key: other, body: dryRun })).body.evaluationsUsed).toBe(100);
+  });
+
   it('only proposes on a dry run', async () => {
     const { key, id } = await explored();
     const before = await t.snapshot();
