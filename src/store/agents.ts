@@ -2,7 +2,7 @@ import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors';
 import type { AgentBody } from '../schema/agent';
 import type { FuzzboxDatabase } from './database';
-import { newId, timestamp } from './ids';
+import { newId, timestamp, timestampAfter } from './ids';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, StoredTrace, VersionRecord } from './records';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
@@ -98,7 +98,7 @@ export function updateAgent(
       inputs: body.inputs,
       outputs: body.outputs,
       rules: body.rules,
-      updatedAt: timestamp(),
+      updatedAt: timestampAfter(current.updatedAt),
       latestVersion: newId(),
       versionCount: current.versionCount + 1,
     };

@@ -35,3 +35,10 @@ export function newId(now = Date.now()): string {
 export function timestamp(): string {
   return new Date().toISOString();
 }
+
+/** Now, or 1 ms after `previous` if the clock has not moved past it: each PUT gets a new updatedAt. */
+export function timestampAfter(previous: string): string {
+  const now = Date.now();
+  const last = Date.parse(previous);
+  return new Date(now > last ? now : last + 1).toISOString();
+}

@@ -23,9 +23,10 @@ test('50 parallel PUTs to one agent → 51 versions; latestVersion is the last v
   expect(versions[0]!.id).toBe(agent.latestVersion);
   // every PUT's answer names its own version, and all of them are listed
   expect(new Set(versions.slice(1).map((v) => v.id))).toEqual(new Set(puts.map((put) => put.body.latestVersion)));
-  // oldest first
+  // oldest first, and every PUT got a new updatedAt, later than the one before
   const times = versions.map((v) => v.createdAt);
   expect(times).toEqual([...times].sort());
+  expect(new Set(times).size).toBe(51);
 
   const final = (await t.call('GET', `agent/${agent.id}`, { key })).body;
   const last = versions.at(-1)!;
