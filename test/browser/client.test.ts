@@ -4,16 +4,8 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FuzzyApiError, FuzzyClient } from '../../src/client';
 import { createFuzzyService, type FuzzyService } from '../../src/index';
+import { fanAgent, fanAt12, fanAt15 } from './fan-agent';
 
-const fanAgent = {
-  name: 'fan',
-  inputs: { temperature: { cold: [0, 10, 20], hot: [10, 20, 30] } },
-  outputs: { fan: { slow: [0, 25, 50], fast: [50, 75, 100] } },
-  rules: ['IF temperature IS cold THEN fan IS slow', 'IF temperature IS hot THEN fan IS fast'],
-};
-// At 12°: cold 0.8, hot 0.2 → slow cut at 0.8 (area 24 about 25), fast cut at 0.2 (area 9 about 75),
-// touching only at 50 → fan = (24·25 + 9·75)/33. At 15° both are 0.5, mirror images about 50.
-const fanAt12 = 1275 / 33;
 
 let service: FuzzyService;
 let anonymous: FuzzyClient;
@@ -71,7 +63,7 @@ describe('FuzzyClient', () => {
     expect(withMeta.meta?.fuzzified).toEqual({ temperature: { cold: expect.closeTo(0.8, 12), hot: expect.closeTo(0.2, 12) } });
 
     const batch = await client.evaluateBatch(created.id, [{ temperature: 12 }, { temperature: 15 }]);
-    expect(batch.map((item) => item.outputs.fan)).toEqual([expect.closeTo(fanAt12, 9), expect.closeTo(50, 9)]);
+    expect(batch.map((item) => item.outputs.fan)).toEqual([expect.closeTo(fanAt12, 9), expect.closeTo(fanAt15, 9)]);
     expect(new Set([single, withMeta, ...batch].map((item) => item.evaluationID)).size).toBe(4);
 
     const log = await client.getEvaluation(batch[1]!.evaluationID);

@@ -2,25 +2,19 @@
 // the editor's validation messages, and a reload with the network off.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, requireBuild, root, startStaticServer, type StaticServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { useChromium } from './chromium';
+import { requireBuild, root, startStaticServer } from './harness';
 
-let browser: Browser;
-let server: StaticServer;
-
-beforeAll(async () => {
+const shared = useChromium(() => {
   requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js', 'demo-dist/offline-files.json');
-  [browser, server] = await Promise.all([launchChromium(), startStaticServer({ '/': 'demo-dist' })]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  return startStaticServer({ '/': 'demo-dist' });
 });
 
 async function openDemo(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${server.origin}/`);
+  await page.goto(`${shared.server.origin}/`);
   await waitForEvaluations(page, 1);
   return page;
 }
@@ -43,7 +37,7 @@ const texts = (page: Page, selector: string) => page.locator(selector).allTextCo
 
 describe('the demo', () => {
   it('evaluates the sample agent, draws every step, takes feedback, and is saved as a screenshot', async () => {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const context = await shared.browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await openDemo(context);
 
     // Sample inputs service 6.5, food 7.5. Service: good (10−6.5)/5 = 0.7, excellent (6.5−5)/5 = 0.3,
@@ -77,7 +71,7 @@ describe('the demo', () => {
   });
 
   it("shows the service's validation messages next to the field at fault", async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openDemo(context);
     await page.fill('#editor [name="rules"]', 'IF service IS good THEN tip IS average\nIF service IS amazing THEN tip IS low');
     await page.click('#editor [name="save"]');
@@ -97,10 +91,10 @@ describe('the demo', () => {
   });
 
   it('reloads and keeps evaluating with the network off', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openDemo(context);
     await context.setOffline(true);
-    const served = server.requests.length;
+    const served = shared.server.requests.length;
 
     await page.reload();
     await waitForEvaluations(page, 2); // every load evaluates the inputs on screen once
@@ -113,17 +107,17 @@ describe('the demo', () => {
     // average 4.55 about 15, generous 2.55 about 25 → tip = (200/9 + 68.25 + 63.75)/(40/9 + 7.1).
     expect((await shownLog(page)).crisp.tip).toBeCloseTo((200 / 9 + 132) / (40 / 9 + 7.1), 9);
     // Not a single file came from the server while offline: the worker's cache served the reload.
-    expect(server.requests.length).toBe(served);
+    expect(shared.server.requests.length).toBe(served);
     await context.setOffline(false);
     await context.close();
   });
 
   it('offers an updated worker, and after switching to it every evaluation is still there', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openDemo(context);
     const worker = await page.evaluate(() => navigator.serviceWorker.controller!);
     expect(worker).not.toBeNull();
-    server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
+    shared.server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
     await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.update());
     await page.locator('#update').waitFor({ state: 'visible' });
     await Promise.all([page.waitForEvent('load'), page.click('#update button')]);

@@ -1,22 +1,14 @@
 // registerFuzzyWorker resolves only once the worker controls the page, whatever way the page
 // was loaded, and announces an updated worker that can then take over.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, startFixtureServer, type StaticServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useChromium } from './chromium';
+import { startFixtureServer } from './harness';
 
-let browser: Browser;
-let server: StaticServer;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startFixtureServer()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = useChromium(startFixtureServer);
 
 async function openFixture(page: Page): Promise<void> {
-  await page.goto(`${server.origin}/`);
+  await page.goto(`${shared.server.origin}/`);
   await page.waitForFunction(() => 'fuzzbox' in window);
 }
 
@@ -33,7 +25,7 @@ function register(page: Page) {
 
 describe('registerFuzzyWorker', () => {
   it('resolves controlled on the first visit, a reload and a hard reload', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await context.newPage();
 
     await openFixture(page);
@@ -52,7 +44,7 @@ describe('registerFuzzyWorker', () => {
   });
 
   it('rejects with a clear error when the worker cannot be registered or never takes control', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await context.newPage();
     await openFixture(page);
     const failures = await page.evaluate(async () => {

@@ -1,32 +1,13 @@
 // The REST interface answered by the worker in a real Chromium: plain fetch() from the page,
 // never reaching the network, with data that outlives reloads, tabs, the network and updates.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, startFixtureServer, type StaticServer } from './harness';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { useChromium } from './chromium';
+import { fanAgent, fanAt12, fanAt15 } from './fan-agent';
+import { startFixtureServer } from './harness';
 
-let browser: Browser;
-let server: StaticServer;
+const shared = useChromium(startFixtureServer);
 
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startFixtureServer()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// Two triangles per variable, so every figure below can be worked out by hand.
-const fanAgent = {
-  name: 'fan',
-  inputs: { temperature: { cold: [0, 10, 20], hot: [10, 20, 30] } },
-  outputs: { fan: { slow: [0, 25, 50], fast: [50, 75, 100] } },
-  rules: ['IF temperature IS cold THEN fan IS slow', 'IF temperature IS hot THEN fan IS fast'],
-};
-// At 12°: cold = (20−12)/10 = 0.8, hot = (12−10)/10 = 0.2.
-// slow cut at 0.8: trapezoid 0,20,30,50 → area (50+10)/2·0.8 = 24, centre 25.
-// fast cut at 0.2: trapezoid 50,55,95,100 → area (50+40)/2·0.2 = 9, centre 75.
-// They only touch at x = 50, so the centroid is (24·25 + 9·75)/(24 + 9) = 1275/33.
-const fanAt12 = 1275 / 33;
 
 interface Reply {
   status: number;
@@ -50,7 +31,7 @@ function call(page: Page, method: string, path: string, body?: unknown, apiKey?:
 
 async function openControlled(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${server.origin}/`);
+  await page.goto(`${shared.server.origin}/`);
   await page.waitForFunction(() => 'fuzzbox' in window);
   await page.evaluate(async () => {
     await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', {
@@ -85,11 +66,11 @@ async function expectSeeded(page: Page, seeded: Awaited<ReturnType<typeof seed>>
   expect(feedback.body.map((item: { id: string; data: unknown }) => [item.id, item.data])).toEqual([[seeded.feedbackID, { stars: 4 }]]);
 }
 
-const apiRequests = () => server.requests.filter((path) => /^\/(agent|version|evaluation|account)\b/.test(path));
+const apiRequests = () => shared.server.requests.filter((path) => /^\/(agent|version|evaluation|account)\b/.test(path));
 
 describe('the REST interface in the worker', () => {
   it('first load: registration, control, then create → evaluate → log → feedback, all answered by the worker', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openControlled(context);
     const before = apiRequests().length;
 
@@ -113,7 +94,7 @@ describe('the REST interface in the worker', () => {
   });
 
   it('keeps the data after a reload and after closing and reopening the page', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     let page = await openControlled(context);
     const seeded = await seed(page);
 
@@ -129,7 +110,7 @@ describe('the REST interface in the worker', () => {
   });
 
   it('answers with the network off', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openControlled(context);
     const seeded = await seed(page);
     await context.setOffline(true);
@@ -138,16 +119,15 @@ describe('the REST interface in the worker', () => {
     await expectSeeded(page, seeded);
     const evaluation = await call(page, 'POST', `/agent/${seeded.agentID}`, [{ temperature: 12 }, { temperature: 15 }], seeded.key);
     expect(evaluation.status).toBe(200);
-    // At 15° both sets hold 0.5: two mirror-image trapezoids about 50, so the answer is 50.
     expect(evaluation.body[0].fan).toBeCloseTo(fanAt12, 9);
-    expect(evaluation.body[1].fan).toBeCloseTo(50, 9);
+    expect(evaluation.body[1].fan).toBeCloseTo(fanAt15, 9);
     expect(evaluation.evaluationID!.split(',')).toHaveLength(2);
     await context.setOffline(false);
     await context.close();
   });
 
   it('shows an agent created in one tab in another', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const [first, second] = await Promise.all([openControlled(context), openControlled(context)]);
     const key = (await call(first, 'POST', '/account', {})).body.apiKey as string;
     expect((await call(second, 'GET', '/agent', undefined, key)).body).toEqual([]);
@@ -160,33 +140,33 @@ describe('the REST interface in the worker', () => {
   });
 
   it('answers only the service paths under its basePath and leaves every other request to the network', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.origin}/`);
+    await page.goto(`${shared.server.origin}/`);
     await page.waitForFunction(() => 'fuzzbox' in window);
     await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath=/api/'));
-    const before = server.requests.length;
+    const before = shared.server.requests.length;
 
     const about = await call(page, 'GET', '/api/version');
     expect(about.status).toBe(200);
     expect(about.body.name).toEqual(expect.any(String));
     const unknown = await call(page, 'GET', '/api/no-such-thing').catch((error: Error) => error.message);
-    expect(server.requests.slice(before)).toEqual(['/api/no-such-thing']);
+    expect(shared.server.requests.slice(before)).toEqual(['/api/no-such-thing']);
     expect(unknown).toMatch(/JSON/); // the static server's plain-text 404, not the worker's
     const outside = await page.evaluate(async () => (await fetch('/agent')).status);
     expect(outside).toBe(404);
-    expect(server.requests.slice(before)).toEqual(['/api/no-such-thing', '/agent']);
+    expect(shared.server.requests.slice(before)).toEqual(['/api/no-such-thing', '/agent']);
     await context.close();
   });
 
   it('keeps every record when an updated worker takes over', async () => {
-    const context = await browser.newContext();
+    const context = await shared.browser.newContext();
     const page = await openControlled(context);
     const seeded = await seed(page);
     const oldWorker = await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL);
 
     // A new build of the worker: different bytes at the same URL.
-    server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
+    shared.server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
     const switched = await page.evaluate(async () => {
       const before = navigator.serviceWorker.controller;
       const registration = await navigator.serviceWorker.getRegistration();
