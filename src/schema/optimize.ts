@@ -9,6 +9,8 @@ export const optimizeBodySchema = z.object(
       .max(200, { error: 'metric must be at most 200 characters' }),
     goal: z.enum(['maximize', 'minimize'], { error: 'goal must be "maximize" or "minimize"' }),
     dryRun: z.boolean({ error: 'dryRun must be true or false' }).default(false),
+    /** move the input sets too, not only the output sets and rule weights (docs/LEARNING.md) */
+    tuneInputs: z.boolean({ error: 'tuneInputs must be true or false' }).default(false),
   },
   { error: 'the body must be a JSON object {"metric": "…", "goal": "maximize" | "minimize", "dryRun": false}' },
 );

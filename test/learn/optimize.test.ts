@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { optimizeAgent, type OptimizeProgress } from '../../src/learn/index.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { explorePlaying, irrigation, lemonade, meanOutcome, type World } from './worlds.js';
+import { cooling, explorePlaying, irrigation, lemonade, meanOutcome, type World } from './worlds.js';
 
 const SEEDS = [1, 2, 3, 4, 5];
 
 /** The proof of issue 5 §3 at engine level: explore 500 times, optimise, compare on 500 fresh plain evaluations. */
-async function prove(world: World, seed: number) {
+async function prove(world: World, seed: number, tuneInputs = false) {
   const random = seededRandom(seed);
   const log = explorePlaying(world, world.agent, 500, 0.15, random);
-  const result = await optimizeAgent(world.agent, log, { goal: world.goal, seed });
+  const result = await optimizeAgent(world.agent, log, { goal: world.goal, seed, tuneInputs });
   if (result.status !== 'optimized') throw new Error(result.message);
   const fresh = Array.from({ length: 500 }, () => world.situation(random));
   // both agents meet the same situations and the same outcome noise
@@ -33,6 +33,17 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
       }
     });
   }
+
+  it('moves input sets when asked, and that fixes what output sets cannot: a hand-over at the wrong place', async () => {
+    for (const seed of SEEDS) {
+      const outputsOnly = await prove(cooling, seed);
+      const withInputs = await prove(cooling, seed, true);
+      expect(outputsOnly.result.changes.every((change) => change.kind !== 'set' || change.side === 'outputs')).toBe(true);
+      expect(withInputs.result.changes.some((change) => change.kind === 'set' && change.side === 'inputs')).toBe(true);
+      expect(withInputs.optimised, `seed ${seed}`).toBeLessThan(0.8 * outputsOnly.optimised);
+      expect(withInputs.optimised).toBeLessThan(0.5 * withInputs.start);
+    }
+  });
 
   it('changes nothing when optimising twice with no new data', async () => {
     for (const world of [lemonade, irrigation]) {

@@ -8,7 +8,7 @@ import { optimizeResultSchema } from '../../src/schema/optimize.js';
 import { FuzzboxDatabase } from '../../src/store/database.js';
 import { updateAgentFrom } from '../../src/store/learning.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
-import { irrigation, lemonade, type World } from './worlds.js';
+import { cooling, irrigation, lemonade, type World } from './worlds.js';
 
 let t: TestService;
 afterEach(() => t?.close());
@@ -171,7 +171,7 @@ describe('POST /agent/:id/optimize', () => {
     await playExplored(key, small, lemonade, 60, seededRandom(1));
     await playExplored(key, large, lemonade, 300, seededRandom(2));
     // a second value for the same metric on one evaluation replaces the first
-    const [{ reqID }] = await evaluateBatch(key, small, [{ temperature: 20 }], '?explore=0.1');
+    const { reqID } = (await evaluateBatch(key, small, [{ temperature: 20 }], '?explore=0.1'))[0]!;
     await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { profit: 1 } });
     await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { data: { profit: 2, cups: 3 } } });
     // someone else's feedback is never read
@@ -182,6 +182,19 @@ describe('POST /agent/:id/optimize', () => {
     expect((await t.call('POST', `agent/${small}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(61);
     expect((await t.call('POST', `agent/${large}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(300);
     expect((await t.call('POST', `agent/${theirs}/optimize`, { key: other, body: dryRun })).body.evaluationsUsed).toBe(100);
+  });
+
+  it('moves input sets only when asked to', async () => {
+    const key = await start();
+    const id = await createAgent(key, cooling.agent);
+    await playExplored(key, id, cooling, 300, seededRandom(4));
+    const sides = async (body: object) => {
+      const { status, body: result } = await t.call('POST', `agent/${id}/optimize`, { key, body: { metric: 'loss', goal: 'minimize', dryRun: true, ...body } });
+      expect(status).toBe(200);
+      return new Set(result.changes.filter((c: { kind: string }) => c.kind === 'set').map((c: { side: string }) => c.side));
+    };
+    expect(await sides({})).toEqual(new Set(['outputs']));
+    expect((await sides({ tuneInputs: true })).has('inputs')).toBe(true);
   });
 
   it('only proposes on a dry run', async () => {
@@ -226,7 +239,7 @@ describe('POST /agent/:id/optimize', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('"revenue"');
     expect(unknown.body.message).toContain('profit');
-    for (const body of [{ metric: 'profit', goal: 'max' }, { goal: 'maximize' }, { metric: '', goal: 'minimize' }, { metric: 'profit', goal: 'maximize', dryRun: 'yes' }, [], 'profit']) {
+    for (const body of [{ metric: 'profit', goal: 'max' }, { goal: 'maximize' }, { metric: '', goal: 'minimize' }, { metric: 'profit', goal: 'maximize', dryRun: 'yes' }, { metric: 'profit', goal: 'maximize', tuneInputs: 1 }, [], 'profit']) {
       const answer = await t.call('POST', `agent/${id}/optimize`, { key, body: typeof body === 'string' ? JSON.stringify(body) : body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.issues.length).toBeGreaterThan(0);

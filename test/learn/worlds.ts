@@ -81,6 +81,24 @@ export const irrigation: World = {
   },
 };
 
+/**
+ * Cooling a server room: 2 fans are right below 70% load, 8 from there on, and the loss is the squared
+ * miss. The starting agent's outputs are right but its input sets hand over from "light" to "heavy"
+ * around 35% load: only moving the input sets can fix that.
+ */
+export const cooling: World = {
+  name: 'cooling',
+  metric: 'loss',
+  goal: 'minimize',
+  agent: {
+    inputs: { load: { light: [0, 0, 20, 50], heavy: [20, 50, 100, 100] } },
+    outputs: { fans: { few: [0, 2, 4], many: [6, 8, 10] } },
+    rules: ['IF load IS light THEN fans IS few', 'IF load IS heavy THEN fans IS many'],
+  },
+  situation: (random) => ({ load: uniform(random, 0, 100) }),
+  outcome: ({ load }, { fans }, random) => (fans! - (load! < 70 ? 2 : 8)) ** 2 + gaussian(random),
+};
+
 /** Evaluates `definition` in `count` situations, returning answers moved by `exploration` noise, and logs each outcome. */
 export function explorePlaying(world: World, definition: AgentDefinition, count: number, exploration: number, random: Random): LoggedEvaluation[] {
   const compiled = compileAgent(definition);

@@ -21,14 +21,14 @@ function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'output
 }
 
 /**
- * POST /agent/:id/optimize `{metric, goal, dryRun}`: tunes the agent's numbers on every evaluation
+ * POST /agent/:id/optimize `{metric, goal, dryRun, tuneInputs}`: tunes the agent's numbers on every evaluation
  * of it (any version) whose feedback carries `metric`, and unless `dryRun` saves the proposal as a
  * new version, as a PUT would. The method and its estimates: docs/LEARNING.md.
  */
 export async function optimizeAgent(context: Context): Promise<Response> {
   const parsed = optimizeBodySchema.safeParse(context.body);
   if (!parsed.success) throw validationError(parsed.error, 'optimize request');
-  const { metric, goal, dryRun } = parsed.data;
+  const { metric, goal, dryRun, tuneInputs } = parsed.data;
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const { agent, entries, metrics } = await readMetricLog(service.db, userID, agentID, metric);
@@ -44,6 +44,7 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   }));
   const result = await learn.optimizeAgent(agent, log, {
     goal,
+    tuneInputs,
     seed: SEED,
     onProgress: (progress) => service.onOptimizeProgress?.({ agentID, ...progress }),
   });
