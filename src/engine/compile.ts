@@ -89,8 +89,9 @@ export interface Program {
   readonly scratchBreaks: Float64Array;
   /** for each breakpoint, the piece whose clipping kink it is, or −1 */
   readonly scratchKinks: Int32Array;
-  /** scratch: [twice the area, six times the first moment] of the envelope being integrated */
+  /** scratch: [2·area, 6·moment in x, 6·moment in y] of the envelope being integrated, and its centroid */
   readonly sums: Float64Array;
+  readonly centroid: Float64Array;
 }
 
 /** A compiled agent: immutable, validated, with its rules parsed and ready to evaluate. */
@@ -306,7 +307,8 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     scratchHeight: new Float64Array(mostPieces),
     scratchBreaks: new Float64Array(breakCapacity),
     scratchKinks: new Int32Array(breakCapacity),
-    sums: new Float64Array(2),
+    sums: new Float64Array(3),
+    centroid: new Float64Array(2),
   };
 }
 

@@ -4,7 +4,6 @@
 
 import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, type CompiledAgent, type Program } from './compile.js';
 import { InputError } from './errors.js';
-import { areaCentroid, spikeCentroid } from './geometry.js';
 import { appendPoint, clipTrapezoid, trapezoidDegree } from './shape.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
 
@@ -126,13 +125,14 @@ function fireRules(program: Program): void {
 }
 
 /**
- * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [twice the area,
- * six times the first moment about the origin], and records the edge when tracing.
+ * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [2·area,
+ * 6·moment in x about the origin, 6·moment in y], and records the edge when tracing.
  */
 function addEdge(sums: Float64Array, corners: number[] | undefined, xa: number, ya: number, xb: number, yb: number): void {
   const dx = xb - xa;
   sums[0]! += dx * (ya + yb);
   sums[1]! += dx * (xa * (2 * ya + yb) + xb * (ya + 2 * yb));
+  sums[2]! += dx * (ya * ya + ya * yb + yb * yb);
   corners?.push(xa, ya, xb, yb);
 }
 
@@ -210,8 +210,7 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
  */
 function integrate(program: Program, o: number, corners: number[] | undefined): void {
   const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
-  sums[0] = 0;
-  sums[1] = 0;
+  sums.fill(0);
   for (let k = intervalStart[o]!; k < intervalStart[o + 1]!; k++) {
     let n = 0;
     let only = 0;
@@ -243,38 +242,55 @@ function integrate(program: Program, o: number, corners: number[] | undefined): 
   }
 }
 
-/** The highest reached zero-width set of output o at x = spikeX[s] and after; returns it and the next spike index. */
-function spikeHeight(program: Program, o: number, s: number): [number, number] {
+/** The highest inferred degree among output o's zero-width sets at spikeX[s], s being the first of them. */
+function spikeHeight(program: Program, o: number, s: number): number {
   const { spikeStart, spikeSet, spikeX, inferred } = program;
-  const x = spikeX[s]!;
   let height = 0;
-  for (; s < spikeStart[o + 1]! && spikeX[s] === x; s++) height = Math.max(height, inferred[spikeSet[s]!]!);
-  return [height, s];
+  for (let t = s; t < spikeStart[o + 1]! && spikeX[t] === spikeX[s]; t++) height = Math.max(height, inferred[spikeSet[t]!]!);
+  return height;
+}
+
+/** The index of output o's first zero-width set to the right of spikeX[s]. */
+function nextSpike(program: Program, o: number, s: number): number {
+  const { spikeStart, spikeX } = program;
+  let t = s;
+  while (t < spikeStart[o + 1]! && spikeX[t] === spikeX[s]) t++;
+  return t;
+}
+
+/**
+ * Writes output o's centroid into program.centroid from the sums integrate() left; false when no set
+ * was reached. A region of zero area is made of vertical segments only (every reached set has zero
+ * width): its centroid is that of those segments, each weighted by its height.
+ */
+function locateCentroid(program: Program, o: number): boolean {
+  const { sums, centroid, origins, spikeStart, spikeX } = program;
+  const area2 = sums[0]!;
+  if (area2 > 0) {
+    centroid[0] = origins[o]! + sums[1]! / (3 * area2);
+    centroid[1] = sums[2]! / (3 * area2);
+    return true;
+  }
+  let weight = 0;
+  let momentX = 0;
+  let momentY = 0;
+  for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; s = nextSpike(program, o, s)) {
+    const x = spikeX[s]!;
+    const height = spikeHeight(program, o, s);
+    weight += height;
+    momentX += height * x;
+    momentY += (height * height) / 2;
+  }
+  if (!(weight > 0)) return false;
+  centroid[0] = origins[o]! + momentX / weight;
+  centroid[1] = momentY / weight;
+  return true;
 }
 
 /** Output o's crisp value (centroid x), or NaN when no rule reached it. */
 function defuzzify(program: Program, o: number): number {
   integrate(program, o, undefined);
-  const area2 = program.sums[0]!;
-  if (area2 > 0) return program.origins[o]! + program.sums[1]! / (3 * area2);
-  return spikeCentroidX(program, o);
-}
-
-/**
- * A region of zero area is made of vertical segments only (every reached set has zero width); its
- * centroid is that of those segments: x weighted by each segment's height. NaN when nothing was reached.
- */
-function spikeCentroidX(program: Program, o: number): number {
-  let weight = 0;
-  let moment = 0;
-  for (let s = program.spikeStart[o]!; s < program.spikeStart[o + 1]!; ) {
-    const x = program.spikeX[s]!;
-    const [height, next] = spikeHeight(program, o, s);
-    weight += height;
-    moment += height * x;
-    s = next;
-  }
-  return weight > 0 ? program.origins[o]! + moment / weight : NaN;
+  return locateCentroid(program, o) ? program.centroid[0]! : NaN;
 }
 
 function crispOutputs(program: Program): Outputs {
@@ -289,7 +305,7 @@ function crispOutputs(program: Program): Outputs {
 /**
  * Output o's combined polygon: the edges integrate() walks, with reached zero-width sets inserted as
  * spikes at their corner, simplified as it is built, from the last y = 0 before the first rise to
- * the first y = 0 after the last fall.
+ * the first y = 0 after the last fall. Leaves program.sums set for locateCentroid.
  */
 function combinedPolygon(program: Program, o: number): Polygon {
   const { spikeStart, spikeX } = program;
@@ -309,10 +325,9 @@ function combinedPolygon(program: Program, o: number): Polygon {
     appendPoint(polygon, x + origin, y);
   };
   let e = 0;
-  for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; ) {
+  for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; s = nextSpike(program, o, s)) {
     const x = spikeX[s]!;
-    const [height, next] = spikeHeight(program, o, s);
-    s = next;
+    const height = spikeHeight(program, o, s);
     // edge ends (odd points) at x come before the spike, edge starts at x after it
     for (; e < edges.length && (edges[e]! < x || (edges[e] === x && e % 4 === 2)); e += 2) add(edges[e]!, edges[e + 1]!);
     if (height > 0) add(x, height);
@@ -358,11 +373,9 @@ function traceOutputs(program: Program): Trace {
     put(trace.inferred, name, inferredSets);
     put(trace.clipped, name, clippedSets);
     put(trace.combined, name, combined);
-    const { area, centroid } = areaCentroid(combined);
-    const result = area > 0 ? centroid : spikeCentroid(combined);
-    if (!result) continue;
-    put(trace.centroid, name, result);
-    put(trace.crisp, name, result[0]);
+    if (!locateCentroid(program, o)) continue;
+    put(trace.centroid, name, [program.centroid[0]!, program.centroid[1]!]);
+    put(trace.crisp, name, program.centroid[0]!);
   }
   return trace;
 }

@@ -48,14 +48,16 @@ function lerp(from: number, to: number, t: number): number {
   return from < to ? Math.min(Math.max(value, from), to) : Math.min(Math.max(value, to), from);
 }
 
-/** The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. */
+/**
+ * The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. Its corners
+ * are distinct and never collinear (height > 0) except the two top ones, which meet on a pointed top.
+ */
 export function clipTrapezoid([a, b, c, d]: Trapezoid, height: number): Polygon {
-  return simplify([
-    [a, 0],
-    [lerp(a, b, height), height],
-    [lerp(d, c, height), height],
-    [d, 0],
-  ]);
+  const left = lerp(a, b, height);
+  const right = lerp(d, c, height);
+  return right === left
+    ? [[a, 0], [left, height], [d, 0]]
+    : [[a, 0], [left, height], [right, height], [d, 0]];
 }
 
 /** The set's full shape as a polygon (shoulders as trapezoids to the range's edge), for drawing. */
@@ -91,18 +93,11 @@ export function appendPoint(polygon: Polygon, x: number, y: number): void {
   const last = polygon[n - 1];
   if (last && last[0] === x && last[1] === y) return;
   while (n >= 2) {
-    const [ax, ay] = polygon[n - 2]!;
-    const [bx, by] = polygon[n - 1]!;
-    if (!onSegment(ax, ay, bx, by, x, y)) break;
+    const a = polygon[n - 2]!;
+    const b = polygon[n - 1]!;
+    if (!onSegment(a[0], a[1], b[0], b[1], x, y)) break;
     polygon.pop();
     n--;
   }
   polygon.push([x, y]);
-}
-
-/** Drops repeated points and interior points that lie on the segment joining their neighbours. */
-export function simplify(points: Polygon): Polygon {
-  const result: Polygon = [];
-  for (const [x, y] of points) appendPoint(result, x, y);
-  return result;
 }
