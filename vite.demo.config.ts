@@ -31,7 +31,9 @@ function offlineDemo(): Plugin {
     generateBundle(_, bundle) {
       const files = new Set(['./', 'index.html', ...Object.keys(bundle).filter((file) => !file.endsWith('.map'))]);
       this.emitFile({ type: 'asset', fileName: 'offline-files.json', source: JSON.stringify([...files], null, 1) });
-      this.emitFile({ type: 'asset', fileName: 'fuzzbox-sw.js', source: readFileSync('dist/fuzzbox-sw.js') });
+      for (const file of ['fuzzbox-sw.js', 'fuzzbox-sw.js.map']) {
+        this.emitFile({ type: 'asset', fileName: file, source: readFileSync(`dist/${file}`) });
+      }
     },
   };
 }
