@@ -48,16 +48,14 @@ function lerp(from: number, to: number, t: number): number {
   return from < to ? Math.min(Math.max(value, from), to) : Math.min(Math.max(value, to), from);
 }
 
-/**
- * The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. Its corners
- * are distinct and never collinear (height > 0) except the two top ones, which meet on a pointed top.
- */
+/** The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. */
 export function clipTrapezoid([a, b, c, d]: Trapezoid, height: number): Polygon {
-  const left = lerp(a, b, height);
-  const right = lerp(d, c, height);
-  return right === left
-    ? [[a, 0], [left, height], [d, 0]]
-    : [[a, 0], [left, height], [right, height], [d, 0]];
+  const polygon: Polygon = [];
+  appendPoint(polygon, a, 0);
+  appendPoint(polygon, lerp(a, b, height), height);
+  appendPoint(polygon, lerp(d, c, height), height);
+  appendPoint(polygon, d, 0);
+  return polygon;
 }
 
 /** The set's full shape as a polygon (shoulders as trapezoids to the range's edge), for drawing. */
