@@ -10,6 +10,8 @@ import type {
   EvaluationLog,
   EvaluationMeta,
   Feedback,
+  OptimizeBody,
+  OptimizeResult,
   ServiceInfo,
   VersionSummary,
 } from '../schema';
@@ -26,6 +28,11 @@ export interface FuzzyClientOptions {
 export interface EvaluateOptions {
   /** Also return the evaluation log's steps (SPEC section 4) as `meta`. */
   meta?: boolean;
+  /**
+   * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),
+   * so that feedback can teach the optimiser (docs/LEARNING.md); the log keeps the engine's answer too.
+   */
+  explore?: number;
 }
 
 /** One evaluation: the crisp outputs and the id its log is stored under. */
@@ -134,8 +141,17 @@ export class FuzzyClient {
     return this.#json('GET', `evaluation/${encodeURIComponent(evaluationID)}/feedback`);
   }
 
+  /** POST /agent/:id/optimize: tunes the agent on the feedback for one metric; saves a new version unless dryRun. */
+  optimize(agentID: string, request: Partial<OptimizeBody> & Pick<OptimizeBody, 'metric' | 'goal'>): Promise<OptimizeResult> {
+    return this.#json('POST', `agent/${encodeURIComponent(agentID)}/optimize`, request);
+  }
+
   #evaluationPath(agentID: string, options: EvaluateOptions): string {
-    return `agent/${encodeURIComponent(agentID)}${options.meta ? '?meta=true' : ''}`;
+    const query = new URLSearchParams();
+    if (options.meta) query.set('meta', 'true');
+    if (options.explore !== undefined) query.set('explore', String(options.explore));
+    const search = query.toString();
+    return `agent/${encodeURIComponent(agentID)}${search ? `?${search}` : ''}`;
   }
 
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -3,9 +3,9 @@
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
 import { createFuzzyService, routes } from '../api';
-import { CLAIM, SKIP_WAITING } from './messages';
+import { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING } from './messages';
 
-export { CLAIM, SKIP_WAITING };
+export { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING };
 
 export interface FuzzyWorkerOptions {
   /** Where the REST interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
@@ -30,6 +30,7 @@ const offlineCachePrefix = 'fuzzbox-offline-';
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {
   const basePath = withSlashes(options.basePath ?? '/');
   let service: ReturnType<typeof createFuzzyService> | undefined;
+  let progress: BroadcastChannel | undefined;
   // Created on first use: a restarted worker simply opens the same database again.
   const handler = () =>
     (service ??= createFuzzyService({
@@ -37,6 +38,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       // A worker global the DOM typings leave off ServiceWorkerGlobalScope.
       IDBKeyRange: (worker as unknown as { IDBKeyRange: typeof IDBKeyRange }).IDBKeyRange,
       basePath,
+      // to every page of the origin, so any of them can show a progress bar
+      onOptimizeProgress: (report) => (progress ??= new BroadcastChannel(OPTIMIZE_PROGRESS)).postMessage(report),
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
     }));

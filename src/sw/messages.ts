@@ -4,3 +4,5 @@
 export const SKIP_WAITING = 'SKIP_WAITING';
 /** Asks the active worker to control the pages it does not yet control (after a hard reload). */
 export const CLAIM = 'CLAIM';
+/** The BroadcastChannel on which the worker reports `POST /agent/:id/optimize` progress: `{agentID, done, total}`. */
+export const OPTIMIZE_PROGRESS = 'fuzzbox-optimize-progress';
