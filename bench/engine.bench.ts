@@ -3,24 +3,9 @@
 // and every branch of the geometry takes its turn.
 
 import { compileAgent, evaluate, evaluateBatch, type Inputs } from '../src/engine/index.js';
+import { tipperDefinition } from '../test/engine/tipper.js';
 
-const levels = { service: ['poor', 'good', 'excellent'], food: ['rancid', 'okay', 'delicious'] } as const;
-const tips = [
-  ['cheap', 'cheap', 'average'],
-  ['cheap', 'average', 'generous'],
-  ['average', 'generous', 'generous'],
-] as const;
-
-const tipper = compileAgent({
-  inputs: {
-    service: { poor: [0, 0, 2.5, 5], good: [2.5, 5, 7.5], excellent: [5, 7.5, 10, 10] },
-    food: { rancid: [0, 0, 2.5, 5], okay: [2.5, 5, 7.5], delicious: [5, 7.5, 10, 10] },
-  },
-  outputs: { tip: { cheap: [0, 5, 10], average: [10, 15, 20], generous: [20, 25, 30] } },
-  rules: levels.service.flatMap((service, i) =>
-    levels.food.map((food, j) => `IF service IS ${service} AND food IS ${food} THEN tip IS ${tips[i]![j]}`),
-  ),
-});
+const tipper = compileAgent(tipperDefinition);
 
 const inputs: Inputs[] = [];
 for (let i = 0; i < 64; i++) for (let j = 0; j < 64; j++) inputs.push({ service: (i * 10) / 63, food: (j * 10) / 63 });

@@ -10,23 +10,9 @@ import {
   type AgentDefinition,
   type Inputs,
 } from '../../src/engine/index.js';
+import { tipperDefinition } from './tipper.js';
 
-const levels = { service: ['poor', 'good', 'excellent'], food: ['rancid', 'okay', 'delicious'] };
-const tips = [
-  ['cheap', 'cheap', 'average'],
-  ['cheap', 'average', 'generous'],
-  ['average', 'generous', 'generous'],
-];
-const tipper = compileAgent({
-  inputs: {
-    service: { poor: [0, 0, 2.5, 5], good: [2.5, 5, 7.5], excellent: [5, 7.5, 10, 10] },
-    food: { rancid: [0, 0, 2.5, 5], okay: [2.5, 5, 7.5], delicious: [5, 7.5, 10, 10] },
-  },
-  outputs: { tip: { cheap: [0, 5, 10], average: [10, 15, 20], generous: [20, 25, 30] } },
-  rules: levels.service.flatMap((service, i) =>
-    levels.food.map((food, j) => `IF service IS ${service} AND food IS ${food} THEN tip IS ${tips[i]![j]}`),
-  ),
-});
+const tipper = compileAgent(tipperDefinition);
 
 /** An agent with one input x whose set `any` is 1 on 0..10, so that WITH sets each rule's strength. */
 function withStrengths(outputSets: Record<string, number[]>, rules: string[]) {
