@@ -109,6 +109,24 @@ describe('the REST interface in the worker', () => {
     await context.close();
   });
 
+  it('loses nothing when the browser stops the worker', async () => {
+    const context = await shared.browser.newContext();
+    const page = await openControlled(context);
+    const seeded = await seed(page);
+    const cdp = await context.newCDPSession(page);
+    const states: string[] = [];
+    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => states.push(...versions.map((version) => version.runningStatus)));
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await expect.poll(() => states.at(-1)).toBe('stopped');
+    // The next request starts a fresh worker: no service object, no caches, only IndexedDB.
+    await expectSeeded(page, seeded);
+    const again = await call(page, 'POST', `/agent/${seeded.agentID}`, { temperature: 15 }, seeded.key);
+    expect(again.body.fan).toBeCloseTo(fanAt15, 9);
+    await expect.poll(() => states.at(-1)).toBe('running');
+    await context.close();
+  });
+
   it('answers with the network off', async () => {
     const context = await shared.browser.newContext();
     const page = await openControlled(context);
