@@ -1,10 +1,11 @@
 import { ApiError } from '../schema/errors';
 import type { FuzzboxDatabase } from './database';
-import type { EvaluationRecord, FeedbackRecord, VersionRecord } from './records';
+import type { EvaluationRecord, VersionRecord } from './records';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 
-async function requireEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<EvaluationRecord> {
+/** The caller's evaluation, or NotFound (never existed, or someone else's). */
+export async function requireEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<EvaluationRecord> {
   const evaluation = await db.evaluations.get(reqID);
   if (evaluation?.userID !== userID) throw notFound(reqID);
   return evaluation;
@@ -20,20 +21,5 @@ export function readEvaluation(
     const evaluation = await requireEvaluation(db, userID, reqID);
     const version = evaluation.trace ? undefined : await db.versions.get(evaluation.versionID);
     return { evaluation, version };
-  });
-}
-
-export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: FeedbackRecord): Promise<void> {
-  return db.transaction('rw', db.evaluations, db.feedback, async () => {
-    await requireEvaluation(db, userID, feedback.evaluationLog);
-    await db.feedback.add(feedback);
-  });
-}
-
-export function listFeedback(db: FuzzboxDatabase, userID: string, reqID: string): Promise<FeedbackRecord[]> {
-  return db.transaction('r', db.evaluations, db.feedback, async () => {
-    await requireEvaluation(db, userID, reqID);
-    // equal index keys come in primary-key (`seq`) order: oldest first
-    return db.feedback.where('evaluationLog').equals(reqID).toArray();
   });
 }

@@ -1,6 +1,6 @@
 import { validationError } from '../../schema/errors';
 import { feedbackBodySchema, type Feedback } from '../../schema/feedback';
-import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/evaluations';
+import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/feedback';
 import { timestamp } from '../../store/ids';
 import { param, type Context } from '../context';
 import { json } from '../http';
