@@ -247,6 +247,19 @@ describe('inference', () => {
     }
   });
 
+  test('a batch of exactly 4096 is accepted: 4096 outputs, 4096 ids in the header, 4096 logs', async () => {
+    const agent = (await createAgent()).body;
+    const inputs = Array.from({ length: 4096 }, (_, i) => ({ service: i % 2 === 0 ? 5 : 10 }));
+    const { status, headers, body } = await t.call('POST', `agent/${agent.id}`, { key, body: inputs });
+    expect(status).toBe(200);
+    // service 5 → medium [10,15,20] → 15; service 10 → high [20,25,30] → 25
+    expect(body).toEqual(inputs.map((input) => ({ tip: input.service === 5 ? 15 : 25 })));
+    const ids = headers.get('X-Evaluation-ID')!.split(',');
+    expect(new Set(ids).size).toBe(4096);
+    const tables = JSON.parse(await t.snapshot()) as Record<string, { keys: string[] }>;
+    expect(tables.evaluations!.keys.sort()).toEqual([...ids].sort());
+  });
+
   test('an output no rule reached is left out; a missing input lets its rules not fire', async () => {
     const agent = (
       await createAgent({
