@@ -292,16 +292,24 @@ describe('inference', () => {
     expect(log.body.versionID).toBe(put.body.latestVersion);
   });
 
-  test('logs and feedback stay readable by their owner after the agent is deleted', async () => {
+  test('logs of every version and their feedback stay readable by their owner after the agent is deleted', async () => {
     const agent = (await createAgent()).body;
     const evaluation = await t.call('POST', `agent/${agent.id}?meta=1`, { key, body: { service: 2.5 } });
     const reqID = evaluation.headers.get('X-Evaluation-ID')!;
     await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { tip_given: 12 } });
+    const swapped = tippingAgent();
+    swapped.rules = ['IF service IS poor THEN tip IS high'];
+    await t.call('PUT', `agent/${agent.id}`, { key, body: swapped });
+    const second = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 2.5 } })).headers.get('X-Evaluation-ID')!;
     const before = (await t.call('GET', `evaluation/${reqID}`, { key })).body;
+    const secondBefore = (await t.call('GET', `evaluation/${second}`, { key })).body;
+    // the second version sends poor (0.5) to high: [20,25,30] cut at 0.5 is symmetric about 25
+    expect(secondBefore.crisp).toEqual({ tip: 25 });
     expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
     const after = await t.call('GET', `evaluation/${reqID}`, { key });
     expect(after.status).toBe(200);
     expect(after.body).toEqual(before);
+    expect((await t.call('GET', `evaluation/${second}`, { key })).body).toEqual(secondBefore);
     const feedback = await t.call('GET', `evaluation/${reqID}/feedback`, { key });
     expect(feedback.body.map((f: { data: unknown }) => f.data)).toEqual([{ tip_given: 12 }]);
   });
