@@ -185,21 +185,19 @@ describe('the REST interface in the worker', () => {
 
     // A new build of the worker: different bytes at the same URL.
     shared.server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
+    await page.evaluate(async () => {
+      Object.assign(window, { workerBeforeUpdate: navigator.serviceWorker.controller });
+      await (await navigator.serviceWorker.getRegistration())!.update();
+    });
+    // registerFuzzyWorker's onUpdate (see openControlled) keeps the announced update on window.
+    await page.waitForFunction(() => 'pendingUpdate' in window);
     const switched = await page.evaluate(async () => {
-      const before = navigator.serviceWorker.controller;
-      const registration = await navigator.serviceWorker.getRegistration();
-      await registration!.update();
-      // registerFuzzyWorker's onUpdate (see openControlled) stores the announced update.
-      const waitForUpdate = async (): Promise<{ activate(): Promise<void> }> => {
-        for (let tries = 0; tries < 200; tries++) {
-          const update = (window as unknown as { pendingUpdate?: { activate(): Promise<void> } }).pendingUpdate;
-          if (update) return update;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-        throw new Error('no update was announced');
+      const { pendingUpdate, workerBeforeUpdate } = window as unknown as {
+        pendingUpdate: { activate(): Promise<void> };
+        workerBeforeUpdate: ServiceWorker;
       };
-      await (await waitForUpdate()).activate();
-      return navigator.serviceWorker.controller !== before && navigator.serviceWorker.controller !== null;
+      await pendingUpdate.activate();
+      return navigator.serviceWorker.controller !== workerBeforeUpdate && navigator.serviceWorker.controller !== null;
     });
     expect(switched).toBe(true);
     expect(await page.evaluate(() => navigator.serviceWorker.controller!.scriptURL)).toBe(oldWorker);
