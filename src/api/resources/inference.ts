@@ -79,9 +79,9 @@ export async function evaluateAgent(context: Context): Promise<Response> {
   const results = await service.evaluations.record(userID, param(context, 'id'), (agent) => {
     const compiled = service.compiledAgents.get(agent.latestVersion, agent);
     checkInputNames(compiled, items, batch, metaName);
-    // The trace path even without ?meta=: a log read later recomputes the trace, and its crisp
-    // must equal its centroid x to the last bit. The engine's fast path can differ in the last
-    // digit (different summation order), so it is not used here.
+    // The trace path even without ?meta=: a log read later recomputes its trace on this same
+    // path, so the answer and the log's centroid agree to the last bit by construction, whatever
+    // summation order the engine's fast path uses (it differed in the last digit at one point).
     const traces = items.map((inputs) => evaluate(compiled, inputs, { trace: true }));
     const logs = items.map(
       (input, index): EvaluationRecord => ({
