@@ -1,5 +1,6 @@
 import type { Dataset } from './dataset.js';
 import type { Neighbourhoods } from './neighbours.js';
+import { mean } from './statistics.js';
 
 /**
  * How much the local mean counts, in evaluations, against the evaluations whose returned outputs lie
@@ -83,12 +84,6 @@ export class MetricEstimator {
   estimate(outputs: Float64Array): number {
     return mean(this.estimateEach(outputs));
   }
-}
-
-export function mean(values: Float64Array): number {
-  let sum = 0;
-  for (const value of values) sum += value;
-  return values.length > 0 ? sum / values.length : NaN;
 }
 
 /** The logged returned outputs at the estimation points, points × outputs. */

@@ -4,6 +4,7 @@ import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dat
 import { chooseBandwidths, MetricEstimator } from './estimator.js';
 import { nearestNeighbours } from './neighbours.js';
 import { seededRandom, shuffle } from './random.js';
+import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
 
 export type Goal = 'maximize' | 'minimize';
@@ -64,7 +65,7 @@ const MIN_GAIN = 0.002;
 const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The fewest evaluations with feedback the method needs: enough to outnumber what it tunes. */
-export function evaluationsNeeded(moveCount: number): number {
+function evaluationsNeeded(moveCount: number): number {
   return Math.max(50, 5 * moveCount);
 }
 
@@ -88,6 +89,9 @@ export async function optimizeAgent(
   const data = datasetOf(log, compiled.inputs, compiled.outputs);
   const shortfall = insufficiency(data, evaluationsNeeded(moves.length));
   if (shortfall) return { status: 'insufficient', evaluationsUsed: data.size, ...shortfall };
+  let done = 0;
+  const report = () => onProgress?.({ done, total: budget });
+  report();
 
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
@@ -106,10 +110,7 @@ export async function optimizeAgent(
   let best = tuning.initial;
   let bestScore = sign * estimator.estimate(initialOutputs);
   const before = sign * bestScore;
-  let done = 0;
   let lastYield = performance.now();
-  const report = () => onProgress?.({ done, total: budget });
-  report();
   // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
   // nothing tries every move at every step size whatever its order, so the answer is a fixed
   // point: optimising it again with the same log changes nothing.
@@ -178,11 +179,6 @@ function insufficiency(data: Dataset, needed: number): { needed: number; message
     };
   }
   return undefined;
-}
-
-function standardDeviation(values: Float64Array): number {
-  const average = values.reduce((sum, v) => sum + v, 0) / values.length;
-  return Math.sqrt(values.reduce((sum, v) => sum + (v - average) ** 2, 0) / values.length);
 }
 
 /** Whether a candidate leaves out an output where the agent given answered: a gap, not a tuning. */

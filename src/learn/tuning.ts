@@ -1,6 +1,7 @@
 import { parseRule, printRule } from '../engine/parse.js';
 import { isFallingShoulder, shapeTrapezoid } from '../engine/shape.js';
 import type { AgentDefinition, RuleAst, SetDefinition } from '../engine/types.js';
+import { mean } from './statistics.js';
 
 export type Side = 'inputs' | 'outputs';
 
@@ -40,9 +41,6 @@ function centre(points: SetDefinition, range: readonly [number, number]): number
   const [, b, c] = shapeTrapezoid(points, range);
   return (b + c) / 2;
 }
-
-/** The points' mean: what `spread` scales the free points away from. */
-const mean = (points: SetDefinition): number => points.reduce((sum, p) => sum + p, 0) / points.length;
 
 function boundsOf(sets: Sets): VariableBounds {
   const all = Object.values(sets).flat();
@@ -111,7 +109,7 @@ export class Tuning {
     const bounds = this.#bounds[move.side][move.variable]!;
     const sets = numbers[move.side][move.variable]!;
     const points = sets[move.set]!;
-    const middle = mean(points);
+    const middle = mean(points); // what `spread` scales the free points away from
     const moved = points.map((p) => {
       if (p <= bounds.min || p >= bounds.max) return p;
       const target = move.kind === 'shift' ? p + delta * (bounds.max - bounds.min) : middle + (p - middle) * (1 + delta);

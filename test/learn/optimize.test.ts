@@ -82,9 +82,10 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
   });
 
   it('ignores inputs and outputs the agent no longer has', async () => {
-    const log = explorePlaying(lemonade, lemonade.agent, 200, 0.2, seededRandom(5)).map((entry) => ({
+    // as if earlier versions had other variables: half the log knows only an input since removed
+    const log = explorePlaying(lemonade, lemonade.agent, 200, 0.2, seededRandom(5)).map((entry, i) => ({
       ...entry,
-      input: { ...entry.input, humidity: 40 },
+      input: i % 2 ? { humidity: 40 } : { ...entry.input, humidity: 40 },
       crisp: { ...entry.crisp, cups: 3 },
     }));
     const result = await optimizeAgent(lemonade.agent, log, { goal: 'maximize' });
