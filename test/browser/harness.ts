@@ -8,7 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const root = resolve(import.meta.dirname, '../..');
 
-export async function launchChromium(): Promise<Browser> {
+export function chromiumPath(): string {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(
@@ -16,19 +16,22 @@ export async function launchChromium(): Promise<Browser> {
         '(installs Debian\'s chromium with apt-get) or set CHROMIUM_PATH.',
     );
   }
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return executablePath;
+}
+
+/** Headless as root in a container: no sandbox, no GPU, and none of Chromium's own traffic. */
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: chromiumArgs });
 }
 
 /** Fails early, with the command to run, when the build the browser tests load is missing. */
@@ -53,6 +56,8 @@ export interface StaticServer {
   readonly origin: string;
   /** Every path asked for, in order; tests read it to prove a request never reached the network. */
   readonly requests: string[];
+  /** Every POST body, by path: how a page reports to a script that has no DevTools attached. */
+  readonly posted: Array<{ path: string; body: string }>;
   /** Serves `path` with its bytes changed from now on, e.g. a worker with a new build stamp. */
   rewrite(path: string, change: (body: Buffer) => Buffer): void;
   close(): Promise<void>;
@@ -66,10 +71,20 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
   const rewrites = new Map<string, (body: Buffer) => Buffer>();
   const requests: string[] = [];
+  const posted: Array<{ path: string; body: string }> = [];
 
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://host').pathname);
     requests.push(path);
+    if (request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        posted.push({ path, body: Buffer.concat(chunks).toString('utf8') });
+        response.writeHead(204).end();
+      });
+      return;
+    }
     const prefix = prefixes.find((candidate) => path.startsWith(candidate));
     let file = prefix === undefined ? undefined : join(root, mounts[prefix]!, path.slice(prefix.length));
     if (file && existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
@@ -91,6 +106,7 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    posted,
     rewrite: (path, change) => void rewrites.set(path, change),
     close: () =>
       new Promise<void>((done) => {
