@@ -86,8 +86,14 @@ export async function optimizeAgent(
   const tuning = new Tuning(definition);
   const sides: Side[] = tuneInputs ? ['outputs', 'inputs'] : ['outputs'];
   const moves = tuning.moves(sides);
-  const data = datasetOf(log, compiled.inputs, compiled.outputs);
-  const shortfall = insufficiency(data, evaluationsNeeded(moves.length));
+  // Metrics in shares of the largest |value|, so that no sum of them overflows; scaled back at the end.
+  const metricScale = log.reduce((largest, entry) => Math.max(largest, Math.abs(entry.metric)), 0) || 1;
+  const data = datasetOf(
+    log.map((entry) => ({ ...entry, metric: entry.metric / metricScale })),
+    compiled.inputs,
+    compiled.outputs,
+  );
+  const shortfall = insufficiency(data, evaluationsNeeded(moves.length), log[0]?.metric);
   if (shortfall) return { status: 'insufficient', evaluationsUsed: data.size, ...shortfall };
   let done = 0;
   const report = () => onProgress?.({ done, total: budget });
@@ -109,7 +115,7 @@ export async function optimizeAgent(
   const threshold = MIN_GAIN * standardDeviation(data.metric);
   let best = tuning.initial;
   let bestScore = sign * estimator.estimate(initialOutputs);
-  const before = sign * bestScore;
+  const before = sign * bestScore * metricScale;
   let lastYield = performance.now();
   // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
   // nothing tries every move at every step size whatever its order, so the answer is a fixed
@@ -154,12 +160,12 @@ export async function optimizeAgent(
     definition: tuning.definitionOf(best),
     evaluationsUsed: data.size,
     before,
-    after: sign * bestScore,
+    after: sign * bestScore * metricScale,
     changes: tuning.changes(best),
   };
 }
 
-function insufficiency(data: Dataset, needed: number): { needed: number; message: string } | undefined {
+function insufficiency(data: Dataset, needed: number, firstValue: number | undefined): { needed: number; message: string } | undefined {
   if (data.size < needed) {
     return {
       needed: needed - data.size,
@@ -169,7 +175,7 @@ function insufficiency(data: Dataset, needed: number): { needed: number; message
   if (data.metric.every((value) => value === data.metric[0])) {
     return {
       needed,
-      message: `all ${data.size} evaluations give this metric the same value (${data.metric[0]}): nothing to learn from; post feedback that varies on ${needed} more evaluations`,
+      message: `all ${data.size} evaluations give this metric the same value (${firstValue}): nothing to learn from; post feedback that varies on ${needed} more evaluations`,
     };
   }
   if (data.explored < needed) {

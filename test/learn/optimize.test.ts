@@ -81,6 +81,20 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
     expect(yields).toBeGreaterThan(0);
   });
 
+  it("gives the same proposal whatever the metric's scale, even near the largest doubles", async () => {
+    const log = explorePlaying(lemonade, lemonade.agent, 150, 0.2, seededRandom(6));
+    const at = (factor: number) => optimizeAgent(lemonade.agent, log.map((entry) => ({ ...entry, metric: entry.metric * factor })), { goal: 'maximize' });
+    const plain = await at(1);
+    if (plain.status !== 'optimized') throw new Error('plain');
+    for (const factor of [1e300, 1e-300]) {
+      const scaled = await at(factor);
+      if (scaled.status !== 'optimized') throw new Error(`${factor}`);
+      expect(scaled.changes).toEqual(plain.changes);
+      expect(scaled.before / factor).toBeCloseTo(plain.before, 9);
+      expect(scaled.after / factor).toBeCloseTo(plain.after, 9);
+    }
+  });
+
   it('ignores inputs and outputs the agent no longer has', async () => {
     // as if earlier versions had other variables: half the log knows only an input since removed
     const log = explorePlaying(lemonade, lemonade.agent, 200, 0.2, seededRandom(5)).map((entry, i) => ({
