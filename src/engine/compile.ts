@@ -66,11 +66,11 @@ export interface Program {
   readonly outputSetStart: Int32Array;
   readonly outputSetNames: readonly string[];
   readonly outputShapes: readonly Trapezoid[];
-  /** each output's range minimum; integration runs relative to it for precision */
+  /** each output's range minimum: moments are taken about it, for precision */
   readonly origins: Float64Array;
   /** output o owns intervals intervalStart[o] .. intervalStart[o + 1] − 1, from left to right */
   readonly intervalStart: Int32Array;
-  /** interval k spans [intervalFrom[k], intervalTo[k]], relative to its output's origin */
+  /** interval k spans [intervalFrom[k], intervalTo[k]] */
   readonly intervalFrom: Float64Array;
   readonly intervalTo: Float64Array;
   /** interval k has pieces pieceStart[k] .. : output set pieceSet, degree pieceFrom at its left end, pieceTo at its right */
@@ -78,7 +78,7 @@ export interface Program {
   readonly pieceSet: Int32Array;
   readonly pieceFrom: Float64Array;
   readonly pieceTo: Float64Array;
-  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s] (relative to the origin), sorted by x */
+  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s], sorted by x */
   readonly spikeStart: Int32Array;
   readonly spikeSet: Int32Array;
   readonly spikeX: Float64Array;
@@ -87,8 +87,9 @@ export interface Program {
   readonly scratchTo: Float64Array;
   readonly scratchHeight: Float64Array;
   readonly scratchBreaks: Float64Array;
-  /** for each breakpoint, the piece whose clipping kink it is, or −1 */
+  /** for each breakpoint, the piece whose clipping kink it is, or −1; per piece, 1 when its kink rounded onto the end */
   readonly scratchKinks: Int32Array;
+  readonly scratchEndKink: Uint8Array;
   /** scratch: [2·area, 6·moment in x, 6·moment in y] of the envelope being integrated, and its centroid */
   readonly sums: Float64Array;
   readonly centroid: Float64Array;
@@ -265,8 +266,8 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     for (let k = 0; k + 1 < corners.length; k++) {
       const from = corners[k]!;
       const to = corners[k + 1]!;
-      intervalFrom.push(from - origin);
-      intervalTo.push(to - origin);
+      intervalFrom.push(from);
+      intervalTo.push(to);
       pieceStart.push(pieceSet.length);
       for (const s of sets) {
         const shape = shapes[s]!;
@@ -282,14 +283,14 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     const spikes = sets.filter((s) => shapes[s]![0] === shapes[s]![3]).sort((p, q) => shapes[p]![0] - shapes[q]![0]);
     for (const s of spikes) {
       spikeSet.push(s);
-      spikeX.push(shapes[s]![0] - origin);
+      spikeX.push(shapes[s]![0]);
     }
   }
   intervalStart[outputCount] = intervalFrom.length;
   spikeStart[outputCount] = spikeSet.length;
   pieceStart.push(pieceSet.length);
-  // breakpoints of one interval: both ends, one clipping kink per piece, three crossings per pair
-  const breakCapacity = 2 + mostPieces + (3 * mostPieces * (mostPieces - 1)) / 2;
+  // breakpoints of one interval: both ends, one clipping kink per piece, three crossings per pair, the end's kinks
+  const breakCapacity = 3 + mostPieces + (3 * mostPieces * (mostPieces - 1)) / 2;
   return {
     origins,
     intervalStart,
@@ -307,6 +308,7 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     scratchHeight: new Float64Array(mostPieces),
     scratchBreaks: new Float64Array(breakCapacity),
     scratchKinks: new Int32Array(breakCapacity),
+    scratchEndKink: new Uint8Array(mostPieces),
     sums: new Float64Array(3),
     centroid: new Float64Array(2),
   };

@@ -1,6 +1,6 @@
-// Evaluation (SPEC 4): fuzzify the inputs, fire the rules, then either integrate each output's
-// envelope in closed form straight from the compiled pieces (the fast path, which allocates only
-// the result), or build every polygon of the trace with the geometry of geometry.ts.
+// Evaluation (SPEC 4): fuzzify the inputs, fire the rules, then integrate each output's envelope in
+// closed form straight from the compiled pieces. The fast path allocates only its result; the trace
+// runs the very same integration, recording its edges to build the combined polygon.
 
 import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, type CompiledAgent, type Program } from './compile.js';
 import { InputError } from './errors.js';
@@ -126,28 +126,27 @@ function fireRules(program: Program): void {
 
 /**
  * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [2·area,
- * 6·moment in x about the origin, 6·moment in y], and records the edge when tracing.
+ * 6·moment in x about `origin` (the output's range minimum, for precision), 6·moment in y], and
+ * records the edge when tracing.
  */
-function addEdge(sums: Float64Array, corners: number[] | undefined, xa: number, ya: number, xb: number, yb: number): void {
+function addEdge(sums: Float64Array, corners: number[] | undefined, origin: number, xa: number, ya: number, xb: number, yb: number): void {
   const dx = xb - xa;
+  const ra = xa - origin;
+  const rb = xb - origin;
   sums[0]! += dx * (ya + yb);
-  sums[1]! += dx * (xa * (2 * ya + yb) + xb * (ya + 2 * yb));
+  sums[1]! += dx * (ra * (2 * ya + yb) + rb * (ya + 2 * yb));
   sums[2]! += dx * (ya * ya + ya * yb + yb * yb);
   corners?.push(xa, ya, xb, yb);
 }
 
 /**
- * Inserts breakpoint t into the sorted breaks[0 .. count − 1] (after any equal one) and returns the new
- * count. `kink` is the piece whose clipping corner it is, or −1 for a crossing; a crossing counts only
- * strictly inside (0, 1), a kink also when it rounds to 1 (it then becomes a vertical edge at the end).
+ * Inserts breakpoint t into the sorted breaks[0 .. count − 1] (after any equal one) when it lies
+ * strictly inside (0, 1), and returns the new count. `kink` is the piece whose clipping corner it
+ * is, or −1 for a crossing.
  */
 function addBreak(program: Program, count: number, t: number, kink: number): number {
   const { scratchBreaks: breaks, scratchKinks: kinks } = program;
-  if (!(t > 0)) return count;
-  if (t >= 1) {
-    if (kink < 0) return count;
-    t = 1;
-  }
+  if (!(t > 0 && t < 1)) return count;
   let i = count;
   while (breaks[i - 1]! > t) {
     breaks[i] = breaks[i - 1]!;
@@ -159,13 +158,18 @@ function addBreak(program: Program, count: number, t: number, kink: number): num
   return count + 1;
 }
 
+/** Marks the breakpoint just before an interval's end where the pieces whose kink rounded onto the end are at their height. */
+const END_KINKS = -2;
+
 /**
  * The envelope on interval k where n > 1 pieces are reached: each is min(its straight degree, its
  * height), so the envelope is straight between clipping kinks and crossings, the breakpoints here.
- * At its own kink a piece is exactly its height, whatever rounding did to the kink's position.
+ * At its own kink a piece is exactly its height, whatever rounding did to the kink's position; a kink
+ * that rounds onto the interval's end (a tiny height on a falling piece) becomes a vertical edge there.
  */
-function integrateOverlap(program: Program, corners: number[] | undefined, k: number, n: number): void {
-  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchBreaks: breaks, scratchKinks: kinks, sums, inferred } = program;
+function integrateOverlap(program: Program, corners: number[] | undefined, origin: number, k: number, n: number): void {
+  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchEndKink: endKink } = program;
+  const { scratchBreaks: breaks, scratchKinks: kinks, sums, inferred } = program;
   let j = 0;
   for (let p = program.pieceStart[k]!; p < program.pieceStart[k + 1]!; p++) {
     const height = inferred[program.pieceSet[p]!]!;
@@ -179,13 +183,27 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
   breaks[0] = 0;
   kinks[0] = -1;
   let count = 1;
+  let endKinks = false;
   for (j = 0; j < n; j++) {
-    if ((h[j]! - u0[j]!) * (h[j]! - u1[j]!) < 0) count = addBreak(program, count, (h[j]! - u0[j]!) / (u1[j]! - u0[j]!), j);
+    endKink[j] = 0;
+    if ((h[j]! - u0[j]!) * (h[j]! - u1[j]!) < 0) {
+      const t = (h[j]! - u0[j]!) / (u1[j]! - u0[j]!);
+      if (t < 1) {
+        count = addBreak(program, count, t, j);
+      } else {
+        endKink[j] = 1;
+        endKinks = true;
+      }
+    }
     for (let i = j + 1; i < n; i++) {
       count = addBreak(program, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)), -1);
       count = addBreak(program, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!), -1);
       count = addBreak(program, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!), -1);
     }
+  }
+  if (endKinks) {
+    breaks[count] = 1;
+    kinks[count++] = END_KINKS;
   }
   breaks[count] = 1;
   kinks[count++] = -1;
@@ -194,10 +212,14 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
   let previousY = 0;
   for (let b = 0; b < count; b++) {
     const t = breaks[b]!;
+    const kink = kinks[b]!;
     let y = 0;
-    for (j = 0; j < n; j++) y = Math.max(y, j === kinks[b] ? h[j]! : Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
-    const x = t === 1 ? to : from + t * width;
-    if (b > 0) addEdge(sums, corners, previousX, previousY, x, y);
+    for (j = 0; j < n; j++) {
+      const atHeight = j === kink || (kink === END_KINKS && endKink[j] === 1);
+      y = Math.max(y, atHeight ? h[j]! : Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
+    }
+    const x = t === 1 ? to : Math.min(from + t * width, to);
+    if (b > 0) addEdge(sums, corners, origin, previousX, previousY, x, y);
     previousX = x;
     previousY = y;
   }
@@ -210,6 +232,7 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
  */
 function integrate(program: Program, o: number, corners: number[] | undefined): void {
   const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
+  const origin = program.origins[o]!;
   sums.fill(0);
   for (let k = intervalStart[o]!; k < intervalStart[o + 1]!; k++) {
     let n = 0;
@@ -226,16 +249,16 @@ function integrate(program: Program, o: number, corners: number[] | undefined): 
       const b = pieceTo[only]!;
       const h = inferred[pieceSet[only]!]!;
       if (a <= h && b <= h) {
-        addEdge(sums, corners, from, a, to, b);
+        addEdge(sums, corners, origin, from, a, to, b);
       } else if (a >= h && b >= h) {
-        addEdge(sums, corners, from, h, to, h);
+        addEdge(sums, corners, origin, from, h, to, h);
       } else {
-        const kink = from + ((h - a) / (b - a)) * (to - from);
-        addEdge(sums, corners, from, Math.min(a, h), kink, h);
-        addEdge(sums, corners, kink, h, to, Math.min(b, h));
+        const kink = Math.min(from + ((h - a) / (b - a)) * (to - from), to);
+        addEdge(sums, corners, origin, from, Math.min(a, h), kink, h);
+        addEdge(sums, corners, origin, kink, h, to, Math.min(b, h));
       }
     } else if (n > 1) {
-      integrateOverlap(program, corners, k, n);
+      integrateOverlap(program, corners, origin, k, n);
     } else if (corners) {
       corners.push(from, 0, to, 0);
     }
@@ -278,7 +301,7 @@ function locateCentroid(program: Program, o: number): boolean {
     const x = spikeX[s]!;
     const height = spikeHeight(program, o, s);
     weight += height;
-    momentX += height * x;
+    momentX += height * (x - origins[o]!);
     momentY += (height * height) / 2;
   }
   if (!(weight > 0)) return false;
@@ -309,7 +332,6 @@ function crispOutputs(program: Program): Outputs {
  */
 function combinedPolygon(program: Program, o: number): Polygon {
   const { spikeStart, spikeX } = program;
-  const origin = program.origins[o]!;
   const edges: number[] = [];
   integrate(program, o, edges);
   const polygon: Polygon = [];
@@ -320,9 +342,9 @@ function combinedPolygon(program: Program, o: number): Polygon {
         floorX = x;
         return;
       }
-      polygon.push([Number.isNaN(floorX) ? x + origin : floorX + origin, 0]);
+      polygon.push([Number.isNaN(floorX) ? x : floorX, 0]);
     }
-    appendPoint(polygon, x + origin, y);
+    appendPoint(polygon, x, y);
   };
   let e = 0;
   for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; s = nextSpike(program, o, s)) {
