@@ -22,7 +22,6 @@ export interface FuzzyWorkerOptions {
   offlineFiles?: readonly string[] | string;
 }
 
-
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
 const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
 const offlineCachePrefix = 'fuzzbox-offline-';

@@ -53,13 +53,19 @@ describe('registerFuzzyWorker', () => {
           () => 'resolved',
           (error: Error) => `${error.name}: ${error.message}`,
         );
-      return { missing: await attempt('/missing-worker.js'), stuck: await attempt('/stuck-worker.js') };
+      return {
+        missing: await attempt('/missing-worker.js'),
+        stuck: await attempt('/stuck-worker.js'),
+        // Served from /dist/, the worker's scope is /dist/: it could never control this page at /.
+        outOfScope: await attempt('/dist/fuzzbox-sw.js'),
+      };
     });
     expect(failures.missing).toMatch(/^WorkerRegistrationError: fuzzbox: could not register \/missing-worker\.js: .*404/);
     expect(failures.stuck).toBe(
       'WorkerRegistrationError: fuzzbox: the fuzzbox worker did not take control of this page within 1500 ms; ' +
         "check the browser console for the worker's errors.",
     );
+    expect(failures.outOfScope).toMatch(/^WorkerRegistrationError: fuzzbox: this page \(http:.*\/\) lies outside the worker's scope http:.*\/dist\//);
     await context.close();
   });
 });
