@@ -1,5 +1,11 @@
 import type { ValidationIssue } from './types.js';
 
+/** A value as an error message quotes it: JSON, except numbers JSON cannot write (NaN, Infinity). */
+export function showValue(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
 /** A rule string that does not follow the rule grammar; `column` is 1-based. */
 export class RuleSyntaxError extends Error {
   override readonly name = 'RuleSyntaxError';
@@ -21,7 +27,8 @@ export class AgentValidationError extends Error {
   constructor(issues: ValidationIssue[]) {
     const first = issues[0];
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-    super(first ? `invalid agent: ${first.path}: ${first.message}${more}` : 'invalid agent');
+    const where = first?.path ? `${first.path}: ` : '';
+    super(first ? `invalid agent: ${where}${first.message}${more}` : 'invalid agent');
     this.issues = issues;
   }
 }

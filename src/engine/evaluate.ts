@@ -3,14 +3,9 @@
 // runs the very same integration, recording its edges to build the combined polygon.
 
 import { ALL_OF, AND, LOAD, NOT, POSTFIX, PROGRAM, type CompiledAgent, type Program } from './compile.js';
-import { InputError } from './errors.js';
+import { InputError, showValue } from './errors.js';
 import { appendPoint, clipTrapezoid, trapezoidDegree } from './shape.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
-
-function show(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  return JSON.stringify(value) ?? String(value);
-}
 
 function knownInputs(program: Program): string {
   return program.inputNames.map((name) => JSON.stringify(name)).join(', ');
@@ -34,7 +29,7 @@ function rejectUnknownInputs(program: Program, inputs: object): void {
 /** Writes every input set's degree into program.degrees; a missing input's sets get NaN, so no rule using them fires. */
 function fuzzify(program: Program, inputs: Inputs): void {
   if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) {
-    throw new InputError(`inputs must be an object mapping input names to numbers, got ${show(inputs)}`);
+    throw new InputError(`inputs must be an object mapping input names to numbers, got ${showValue(inputs)}`);
   }
   const { inputNames, inputSetStart, inputTrapezoids: t, degrees } = program;
   let given = 0;
@@ -48,7 +43,7 @@ function fuzzify(program: Program, inputs: Inputs): void {
       continue;
     }
     if (typeof value !== 'number' || value - value !== 0) {
-      throw new InputError(`input ${JSON.stringify(name)} must be a finite number, got ${show(value)}`);
+      throw new InputError(`input ${JSON.stringify(name)} must be a finite number, got ${showValue(value)}`);
     }
     given++;
     for (let s = first; s < end; s++) {
@@ -421,7 +416,7 @@ export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: Eval
 /** Evaluates many inputs at once (the fastest path); an InputError names the item at fault. */
 export function evaluateBatch(compiled: CompiledAgent, inputsArray: readonly Inputs[]): Outputs[] {
   const program = compiled[PROGRAM];
-  if (!Array.isArray(inputsArray)) throw new InputError(`expected an array of inputs, got ${show(inputsArray)}`);
+  if (!Array.isArray(inputsArray)) throw new InputError(`expected an array of inputs, got ${showValue(inputsArray)}`);
   const results = new Array<Outputs>(inputsArray.length);
   for (let i = 0; i < inputsArray.length; i++) {
     try {

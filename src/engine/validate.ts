@@ -1,7 +1,7 @@
 // Every check SPEC section 1 and 3 make on an agent, collecting every problem instead of stopping at
 // the first, so that one 400 tells the caller everything to fix.
 
-import { RuleSyntaxError } from './errors.js';
+import { RuleSyntaxError, showValue } from './errors.js';
 import { parseRuleWithColumns, type NameColumns } from './parse.js';
 import type { Condition, RuleAst, ValidationIssue } from './types.js';
 
@@ -12,17 +12,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function show(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
-}
-
 function checkPoints(points: unknown, path: string, issues: ValidationIssue[]): void {
   if (!Array.isArray(points) || points.length < 2 || points.length > 4) {
-    const got = Array.isArray(points) ? `${points.length} points` : show(points);
+    const got = Array.isArray(points) ? `${points.length} points` : showValue(points);
     issues.push({ path, message: `a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got ${got}` });
     return;
   }
-  const shown = `[${points.map(show).join(', ')}]`;
+  const shown = `[${points.map(showValue).join(', ')}]`;
   if (!points.every((p) => typeof p === 'number' && Number.isFinite(p))) {
     issues.push({ path, message: `points must be finite numbers: ${shown}` });
   } else if (points.some((p, i) => i > 0 && p < points[i - 1])) {
@@ -34,7 +30,7 @@ function checkPoints(points: unknown, path: string, issues: ValidationIssue[]): 
 function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[]): Variables | undefined {
   const singular = kind === 'inputs' ? 'input' : 'output';
   if (!isRecord(value)) {
-    issues.push({ path: kind, message: `must be an object mapping each ${singular} name to its sets, got ${show(value)}` });
+    issues.push({ path: kind, message: `must be an object mapping each ${singular} name to its sets, got ${showValue(value)}` });
     return undefined;
   }
   const names = Object.keys(value);
@@ -46,7 +42,7 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
     if (name === '') issues.push({ path, message: `${singular} names must not be empty` });
     Object.defineProperty(usable, name, { value: isRecord(sets) ? sets : undefined, enumerable: true });
     if (!isRecord(sets)) {
-      issues.push({ path, message: `must be an object mapping each set name to its points, got ${show(sets)}` });
+      issues.push({ path, message: `must be an object mapping each set name to its points, got ${showValue(sets)}` });
       continue;
     }
     const setNames = Object.keys(sets);
@@ -83,13 +79,13 @@ function referenceProblem(
   if (!own) return undefined;
   if (!Object.hasOwn(own, variable)) {
     const problem = other && Object.hasOwn(other, variable)
-      ? `${show(variable)} is ${ROLES[role].other}; ${ROLES[role].place} needs an ${role} (${role}s: ${known(own)})`
-      : `unknown ${role} ${show(variable)} (known ${role}s: ${known(own)})`;
+      ? `${showValue(variable)} is ${ROLES[role].other}; ${ROLES[role].place} needs an ${role} (${role}s: ${known(own)})`
+      : `unknown ${role} ${showValue(variable)} (known ${role}s: ${known(own)})`;
     return { problem, onSet: false };
   }
   const sets = own[variable];
   if (sets && set !== undefined && !Object.hasOwn(sets, set)) {
-    return { problem: `unknown set ${show(set)} for ${role} ${show(variable)} (known: ${known(sets)})`, onSet: true };
+    return { problem: `unknown set ${showValue(set)} for ${role} ${showValue(variable)} (known: ${known(sets)})`, onSet: true };
   }
   return undefined;
 }
@@ -129,29 +125,29 @@ export interface ValidatedAgent {
 export function validateAgent(definition: unknown): { agent: ValidatedAgent; issues: [] } | { issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   if (!isRecord(definition)) {
-    return { issues: [{ path: '', message: `an agent must be an object with inputs, outputs and rules, got ${show(definition)}` }] };
+    return { issues: [{ path: '', message: `an agent must be an object with inputs, outputs and rules, got ${showValue(definition)}` }] };
   }
   const inputs = checkVariables(definition.inputs, 'inputs', issues);
   const outputs = checkVariables(definition.outputs, 'outputs', issues);
   const rules = definition.rules;
   const parsedRules: RuleAst[] = [];
   if (!Array.isArray(rules)) {
-    issues.push({ path: 'rules', message: `must be an array of rule strings, got ${show(rules)}` });
+    issues.push({ path: 'rules', message: `must be an array of rule strings, got ${showValue(rules)}` });
   } else {
     if (rules.length === 0) issues.push({ path: 'rules', message: 'an agent needs at least one rule' });
     rules.forEach((rule: unknown, i) => {
       const path = `rules[${i}]`;
       if (typeof rule !== 'string') {
-        issues.push({ path, message: `a rule must be a string, got ${show(rule)}` });
+        issues.push({ path, message: `a rule must be a string, got ${showValue(rule)}` });
         return;
       }
       try {
         const { ast, columns } = parseRuleWithColumns(rule);
         parsedRules.push(ast);
-        for (const problem of ruleProblems(ast, columns, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${show(rule)}` });
+        for (const problem of ruleProblems(ast, columns, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${showValue(rule)}` });
       } catch (error) {
         if (!(error instanceof RuleSyntaxError)) throw error;
-        issues.push({ path, message: `${error.message} in rule ${show(rule)}` });
+        issues.push({ path, message: `${error.message} in rule ${showValue(rule)}` });
       }
     });
   }

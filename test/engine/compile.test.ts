@@ -129,6 +129,7 @@ describe('AgentValidationError', () => {
   });
 
   it('sums up the first issue and how many more in its message', () => {
+    expect(() => compileAgent(null as never)).toThrow(/^invalid agent: an agent must be an object/);
     expect(() => compileAgent(withChange({ inputs: 7, outputs: 'fan' }) as AgentDefinition)).toThrow(
       'invalid agent: inputs: must be an object mapping each input name to its sets, got 7 (and 1 more)',
     );
@@ -138,6 +139,7 @@ describe('AgentValidationError', () => {
   // output section does not make every rule that uses it fail a second time.
   const cases: Array<[string, unknown, ValidationIssue | ValidationIssue[]]> = [
     ['not an object', 'agent', { path: '', message: 'an agent must be an object with inputs, outputs and rules, got "agent"' }],
+    ['null', null, { path: '', message: 'an agent must be an object with inputs, outputs and rules, got null' }],
     ['inputs missing', withChange({ inputs: undefined }), { path: 'inputs', message: 'must be an object mapping each input name to its sets, got undefined' }],
     ['outputs an array', withChange({ outputs: [] }), { path: 'outputs', message: 'must be an object mapping each output name to its sets, got []' }],
     ['no inputs', withChange({ inputs: {}, rules: ['x INCREASES fan'] }), [
@@ -177,7 +179,7 @@ describe('AgentValidationError', () => {
     }],
     ['a point that is not finite', withChange({ outputs: { fan: { off: [0, Infinity], on: [1, 2] } } }), {
       path: 'outputs.fan.off',
-      message: 'points must be finite numbers: [0, null]',
+      message: 'points must be finite numbers: [0, Infinity]',
     }],
     ['points out of order', withChange({ outputs: { fan: { off: [0, 5, 3], on: [1, 2] } } }), {
       path: 'outputs.fan.off',
