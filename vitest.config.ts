@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import SummaryReporter from './scripts/summary-reporter.ts';
 
 export default defineConfig({
   test: {
@@ -7,6 +6,6 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default', new SummaryReporter()],
+    reporters: ['default', './scripts/summary-reporter.ts'],
   },
 });
