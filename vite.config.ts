@@ -20,6 +20,11 @@ export default defineConfig({
     },
     rollupOptions: {
       external: [/^dexie/, /^zod/, /^workbox-window/],
+      output: {
+        // workbox-window's "main" is a UMD bundle that Node cannot import by name; its ES module
+        // build works in Node and in every bundler, so `fuzzbox/client` imports anywhere.
+        paths: { 'workbox-window': 'workbox-window/build/workbox-window.prod.mjs' },
+      },
     },
   },
 });
