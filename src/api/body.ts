@@ -1,4 +1,4 @@
-import { ApiError } from '../schema/errors';
+import { ApiError, formatPath } from '../schema/errors';
 
 /** 1 MiB, SPEC section 6. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -68,7 +68,7 @@ export async function readJsonBody(request: Request, optional: boolean): Promise
   } catch (error) {
     throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
   }
-  const reserved = text.includes('__proto__') ? reservedKeyPath(body, '') : undefined;
+  const reserved = text.includes('__proto__') ? reservedKeyPath(body) : undefined;
   if (reserved !== undefined) {
     const message = '"__proto__" cannot be a name (JavaScript objects reserve it); choose another name';
     throw new ApiError('ValidationError', `${reserved}: ${message}`, { issues: [{ path: reserved, message }] });
@@ -76,24 +76,37 @@ export async function readJsonBody(request: Request, optional: boolean): Promise
   return body;
 }
 
+/** One step from the body's root: an array index or an object key. */
+interface Step {
+  parent: Step | undefined;
+  part: number | string;
+}
+
+function pathOf(step: Step): string {
+  const parts: Array<number | string> = [];
+  for (let at: Step | undefined = step; at; at = at.parent) parts.push(at.part);
+  return formatPath(parts.reverse());
+}
+
 /**
- * Where the parsed body has an own key `__proto__`, as a path. Validation would silently drop
- * such a key (assigning it to a plain object replaces the prototype), so it is refused instead.
+ * Where the parsed body has an own key `__proto__`, as a path (the first in document order).
+ * Validation would silently drop such a key (assigning it to a plain object replaces the
+ * prototype), so it is refused instead. An explicit stack, not recursion: a 1 MiB body can nest
+ * hundreds of thousands of levels deep, and each level holds only a link to its parent, so the
+ * walk costs the size of the body and the path is spelled out once, for the key found.
  */
-function reservedKeyPath(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = reservedKeyPath(item, `${path}[${index}]`);
-      if (found !== undefined) return found;
+function reservedKeyPath(body: unknown): string | undefined {
+  const pending: Array<{ value: unknown; at: Step | undefined }> = [{ value: body, at: undefined }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, at } = next;
+    if (at?.part === '__proto__') return pathOf(at);
+    if (typeof value !== 'object' || value === null) continue;
+    const entries: Array<[number | string, unknown]> = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+    // reversed onto the stack, so the first entry is walked first
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [part, item] = entries[i]!;
+      pending.push({ value: item, at: { parent: at, part } });
     }
-    return undefined;
-  }
-  for (const key of Object.keys(value)) {
-    const keyPath = path ? `${path}.${key}` : key;
-    if (key === '__proto__') return keyPath;
-    const found = reservedKeyPath((value as Record<string, unknown>)[key], keyPath);
-    if (found !== undefined) return found;
   }
   return undefined;
 }

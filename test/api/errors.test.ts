@@ -97,6 +97,38 @@ describe('400', () => {
     await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: '{"__proto__": 1}' }), /cannot be a name/);
   });
 
+  test('deeply nested bodies are a 400 on every endpoint that reads a body, "__proto__" in them too', async () => {
+    const depth = 100_000; // about 200 KB of brackets, well inside 1 MiB
+    const nested = (inner: string) => '['.repeat(depth) + inner + ']'.repeat(depth);
+    // the path to the key: depth array indices [0], then the key itself
+    const keyPath = '[0]'.repeat(depth) + '.__proto__';
+    const endpoints: Array<[string, string]> = [
+      ['POST', 'agent'],
+      ['PUT', `agent/${agent.id}`],
+      ['POST', `agent/${agent.id}`],
+      ['POST', `evaluation/${reqID}/feedback`],
+      ['POST', `agent/${agent.id}/optimize`],
+    ];
+    for (const [method, path] of endpoints) {
+      await expectRefused(400, () => t.call(method, path, { key, body: nested('"__proto__"') }));
+      const named = await expectRefused(400, () => t.call(method, path, { key, body: nested('{"__proto__": 1}') }), /cannot be a name/);
+      expect(named.issues).toEqual([{ path: keyPath, message: expect.stringMatching(/cannot be a name/) }]);
+      // deep values where the schemas expect numbers, sets and maps
+      await expectRefused(400, () => t.call(method, path, { key, body: `{"name": "deep", "inputs": {"service": {"poor": ${nested('0')}}}, "outputs": {}, "rules": []}` }));
+      await expectRefused(400, () => t.call(method, path, { key, body: `[{"service": ${nested('1')}}]` }));
+      await expectRefused(400, () => t.call(method, path, { key, body: `{"data": {"m": ${nested('1')}}, "metric": ${nested('"m"')}}` }));
+    }
+    const deepObject = '{"a":'.repeat(depth) + '{"__proto__": 1}' + '}'.repeat(depth);
+    const named = await expectRefused(400, () => t.call('POST', 'agent', { key, body: deepObject }), /cannot be a name/);
+    expect(named.issues?.[0]?.path).toBe(`${'a.'.repeat(depth)}__proto__`);
+  });
+
+  test('"__proto__" is reported where it first occurs in the body', async () => {
+    const body = '{"inputs": {"x": [{"__proto__": 1}]}, "name": "n", "__proto__": 2}';
+    const refused = await expectRefused(400, () => t.call('POST', 'agent', { key, body }), /^inputs\.x\[0\]\.__proto__: /);
+    expect(refused.issues?.map((issue) => issue.path)).toEqual(['inputs.x[0].__proto__']);
+  });
+
   test('a batch of more than 4096, or of none', async () => {
     const tooMany = Array.from({ length: 4097 }, (_, i) => ({ service: i % 10 }));
     await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: tooMany }), /at most 4096/);

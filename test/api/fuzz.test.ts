@@ -133,3 +133,42 @@ test('arbitrary requests: never a 500, always JSON, and a 4xx changes nothing', 
   expect([...seen.keys()].sort()).toEqual(expect.arrayContaining([200, 400, 401, 404, 405]));
   console.log('fuzz: answers by status', Object.fromEntries([...seen].sort(([a], [b]) => a - b)));
 }, 120_000);
+
+// Nesting of any shape, arrays and objects mixed, tens of thousands of levels deep, with
+// "__proto__" as a key or a value at the bottom, at every endpoint that reads a body: nothing
+// that walks a body may recurse once per level.
+const level = fc.constantFrom(['[', ']'], ['[1,', ']'], ['{"a":', '}'], ['{"data":', '}'], ['{"service":', '}'], ['{"inputs":', '}']);
+const deeplyNested = fc
+  .tuple(fc.array(level, { minLength: 1, maxLength: 4 }), fc.integer({ min: 5_000, max: 20_000 }), fc.constantFrom('1', '"__proto__"', '{"__proto__": 1}', '{"service": 1}', '[]'))
+  .map(([levels, times, inner]) => {
+    const open = levels.map(([opening]) => opening).join('');
+    const close = levels.map(([, closing]) => closing).reverse().join('');
+    return open.repeat(times) + inner + close.repeat(times);
+  });
+const bodyEndpoint = fc.constantFrom(
+  () => ['POST', 'agent'],
+  () => ['PUT', `agent/${ids[0]}`],
+  () => ['POST', `agent/${ids[0]}`],
+  () => ['POST', `agent/${ids[2]}`],
+  () => ['POST', `agent/${ids[0]}/optimize`],
+  () => ['POST', `evaluation/${ids[3]}/feedback`],
+  () => ['POST', 'account'],
+);
+
+test('deeply nested bodies: never a 500, and a 4xx changes nothing', async () => {
+  await fc.assert(
+    fc.asyncProperty(bodyEndpoint, deeplyNested, async (endpoint, text) => {
+      const [method, path] = endpoint();
+      const before = await t.snapshot();
+      const response = await fetch(`${t.baseURL}${path}`, { method, body: text, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } });
+      expect(response.status).toBeLessThan(500);
+      const answer = JSON.parse(await response.text()) as unknown;
+      if (response.status >= 400) {
+        expect(errorBodySchema.safeParse(answer).success).toBe(true);
+        expect(await t.snapshot()).toBe(before);
+      }
+    }),
+    { numRuns: 100 },
+  );
+  expect(unhandled).toEqual([]);
+}, 120_000);
