@@ -66,31 +66,41 @@ export interface Program {
   readonly outputSetStart: Int32Array;
   readonly outputSetNames: readonly string[];
   readonly outputShapes: readonly Trapezoid[];
-  /** each output's range minimum: moments are taken about it, for precision */
+  /**
+   * Each output's range minimum and width (1 when the width is 0): the envelope is integrated in
+   * normalised coordinates u = (x − origin) / scale, in [0, 1], so that moments neither overflow
+   * at ±1e308 nor underflow at 1e-300, and the centroid is mapped back to origin + ū · scale.
+   */
   readonly origins: Float64Array;
+  readonly scales: Float64Array;
+  /** each output's range maximum, which a centroid rounded beyond it is kept to */
+  readonly maxima: Float64Array;
   /** output o owns intervals intervalStart[o] .. intervalStart[o + 1] − 1, from left to right */
   readonly intervalStart: Int32Array;
-  /** interval k spans [intervalFrom[k], intervalTo[k]] */
+  /** interval k spans [intervalFrom[k], intervalTo[k]], which is [intervalUFrom[k], intervalUTo[k]] normalised */
   readonly intervalFrom: Float64Array;
   readonly intervalTo: Float64Array;
+  readonly intervalUFrom: Float64Array;
+  readonly intervalUTo: Float64Array;
   /** interval k has pieces pieceStart[k] .. : output set pieceSet, degree pieceFrom at its left end, pieceTo at its right */
   readonly pieceStart: Int32Array;
   readonly pieceSet: Int32Array;
   readonly pieceFrom: Float64Array;
   readonly pieceTo: Float64Array;
-  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s], sorted by x */
+  /** output o's zero-width sets: spikeStart[o] .. ; spike s is output set spikeSet[s] at spikeX[s] (spikeU[s] normalised), sorted by x */
   readonly spikeStart: Int32Array;
   readonly spikeSet: Int32Array;
   readonly spikeX: Float64Array;
+  readonly spikeU: Float64Array;
   /** scratch for integrating one interval: piece degrees and breakpoints */
   readonly scratchFrom: Float64Array;
   readonly scratchTo: Float64Array;
   readonly scratchHeight: Float64Array;
   readonly scratchBreaks: Float64Array;
-  /** for each breakpoint, the piece whose clipping kink it is, or −1; per piece, 1 when its kink rounded onto the end */
-  readonly scratchKinks: Int32Array;
+  /** per piece: where its clipping kink lies in the interval (0..1), or NaN; 1 when its kink rounded onto the end */
+  readonly scratchKinkAt: Float64Array;
   readonly scratchEndKink: Uint8Array;
-  /** scratch: [2·area, 6·moment in x, 6·moment in y] of the envelope being integrated, and its centroid */
+  /** scratch: [2·area, 6·moment in u, 6·moment in y] of the envelope being integrated, and its centroid (in x) */
   readonly sums: Float64Array;
   readonly centroid: Float64Array;
 }
@@ -122,9 +132,17 @@ export function record<T>(entries: Iterable<readonly [string, T]>): Record<strin
   return Object.fromEntries(entries) as Record<string, T>;
 }
 
+/** min..max over all points of all the sets (with loops: spreading many points into Math.min overflows the stack). */
 function range(sets: VariableDefinition): [number, number] {
-  const points = Object.values(sets).flat();
-  return [Math.min(...points), Math.max(...points)];
+  let min = Infinity;
+  let max = -Infinity;
+  for (const points of Object.values(sets)) {
+    for (const point of points) {
+      if (point < min) min = point;
+      if (point > max) max = point;
+    }
+  }
+  return [min, max];
 }
 
 function summarize(variables: Record<string, VariableDefinition>): Record<string, VariableSummary> {
@@ -136,7 +154,7 @@ function summarize(variables: Record<string, VariableDefinition>): Record<string
 /** The x where a set is fully true, midway: its order for INCREASES/DECREASES. */
 function centre(points: SetDefinition, variableRange: [number, number]): number {
   const [, b, c] = shapeTrapezoid(points, variableRange);
-  return (b + c) / 2;
+  return b + (c - b) / 2; // b + c overflows near ±1.7e308
 }
 
 function setsByCentre(sets: VariableDefinition): string[] {
@@ -237,7 +255,7 @@ function compileCondition(condition: Condition, index: Map<string, Map<string, n
 
 /** Degrees of a trapezoid at both ends of [from, to], on which it is one straight piece. */
 function pieceDegrees([a, b, c, d]: Trapezoid, from: number, to: number): [number, number] {
-  const middle = (from + to) / 2;
+  const middle = from + (to - from) / 2; // from + to overflows near ±1.7e308
   if (middle < b) return [(from - a) / (b - a), (to - a) / (b - a)];
   if (middle <= c) return [1, 1];
   return [(d - from) / (d - c), (d - to) / (d - c)];
@@ -245,9 +263,13 @@ function pieceDegrees([a, b, c, d]: Trapezoid, from: number, to: number): [numbe
 
 function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCount: number) {
   const origins = new Float64Array(outputCount);
+  const scales = new Float64Array(outputCount);
+  const maxima = new Float64Array(outputCount);
   const intervalStart = new Int32Array(outputCount + 1);
   const intervalFrom: number[] = [];
   const intervalTo: number[] = [];
+  const intervalUFrom: number[] = [];
+  const intervalUTo: number[] = [];
   const pieceStart: number[] = [];
   const pieceSet: number[] = [];
   const pieceFrom: number[] = [];
@@ -255,19 +277,27 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
   const spikeStart = new Int32Array(outputCount + 1);
   const spikeSet: number[] = [];
   const spikeX: number[] = [];
+  const spikeU: number[] = [];
   let mostPieces = 1;
   for (let o = 0; o < outputCount; o++) {
     const sets: number[] = [];
     for (let s = start[o]!; s < start[o + 1]!; s++) sets.push(s);
     const corners = [...new Set(sets.flatMap((s) => shapes[s]!))].sort((p, q) => p - q);
     const origin = corners[0]!;
+    const maximum = corners[corners.length - 1]!;
+    const scale = maximum - origin || 1;
+    const normalise = (x: number) => (x - origin) / scale;
     origins[o] = origin;
+    scales[o] = scale;
+    maxima[o] = maximum;
     intervalStart[o] = intervalFrom.length;
     for (let k = 0; k + 1 < corners.length; k++) {
       const from = corners[k]!;
       const to = corners[k + 1]!;
       intervalFrom.push(from);
       intervalTo.push(to);
+      intervalUFrom.push(normalise(from));
+      intervalUTo.push(normalise(to));
       pieceStart.push(pieceSet.length);
       for (const s of sets) {
         const shape = shapes[s]!;
@@ -284,18 +314,24 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     for (const s of spikes) {
       spikeSet.push(s);
       spikeX.push(shapes[s]![0]);
+      spikeU.push(normalise(shapes[s]![0]));
     }
   }
   intervalStart[outputCount] = intervalFrom.length;
   spikeStart[outputCount] = spikeSet.length;
   pieceStart.push(pieceSet.length);
-  // breakpoints of one interval: both ends, one clipping kink per piece, three crossings per pair, the end's kinks
-  const breakCapacity = 3 + mostPieces + (3 * mostPieces * (mostPieces - 1)) / 2;
+  // breakpoints of one interval: its start, one clipping kink per piece, three crossings per pair
+  // (mostPieces ≤ MAX_SETS, so at most 14,951 of them)
+  const breakCapacity = 1 + mostPieces + (3 * mostPieces * (mostPieces - 1)) / 2;
   return {
     origins,
+    scales,
+    maxima,
     intervalStart,
     intervalFrom: Float64Array.from(intervalFrom),
     intervalTo: Float64Array.from(intervalTo),
+    intervalUFrom: Float64Array.from(intervalUFrom),
+    intervalUTo: Float64Array.from(intervalUTo),
     pieceStart: Int32Array.from(pieceStart),
     pieceSet: Int32Array.from(pieceSet),
     pieceFrom: Float64Array.from(pieceFrom),
@@ -303,11 +339,12 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     spikeStart,
     spikeSet: Int32Array.from(spikeSet),
     spikeX: Float64Array.from(spikeX),
+    spikeU: Float64Array.from(spikeU),
     scratchFrom: new Float64Array(mostPieces),
     scratchTo: new Float64Array(mostPieces),
     scratchHeight: new Float64Array(mostPieces),
     scratchBreaks: new Float64Array(breakCapacity),
-    scratchKinks: new Int32Array(breakCapacity),
+    scratchKinkAt: new Float64Array(mostPieces),
     scratchEndKink: new Uint8Array(mostPieces),
     sums: new Float64Array(3),
     centroid: new Float64Array(2),
@@ -349,7 +386,7 @@ export function compileAgent(definition: AgentDefinition): CompiledAgent {
     const flat = literalsOf(rule.condition, inputSets.index);
     if (flat) {
       conditionKind[r] = rule.condition.type === 'or' ? ANY_OF : ALL_OF;
-      literals.push(...flat);
+      for (const code of flat) literals.push(code);
     } else {
       conditionKind[r] = POSTFIX;
       depth = Math.max(depth, compileCondition(rule.condition, inputSets.index, ops, opArgs));

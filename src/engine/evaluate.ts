@@ -120,41 +120,37 @@ function fireRules(program: Program): void {
 }
 
 /**
- * Adds the trapezoid under the straight edge from (xa, ya) to (xb, yb) to sums = [2·area,
- * 6·moment in x about `origin` (the output's range minimum, for precision), 6·moment in y], and
- * records the edge when tracing.
+ * Adds the trapezoid under the straight edge from (ua, ya) to (ub, yb), in normalised coordinates
+ * (see Program.origins), to sums = [2·area, 6·moment in u, 6·moment in y], and records the edge,
+ * in x from xa to xb, when tracing.
  */
-function addEdge(sums: Float64Array, corners: number[] | undefined, origin: number, xa: number, ya: number, xb: number, yb: number): void {
-  const dx = xb - xa;
-  const ra = xa - origin;
-  const rb = xb - origin;
-  sums[0]! += dx * (ya + yb);
-  sums[1]! += dx * (ra * (2 * ya + yb) + rb * (ya + 2 * yb));
-  sums[2]! += dx * (ya * ya + ya * yb + yb * yb);
+function addEdge(sums: Float64Array, corners: number[] | undefined, xa: number, ua: number, ya: number, xb: number, ub: number, yb: number): void {
+  const du = ub - ua;
+  sums[0]! += du * (ya + yb);
+  sums[1]! += du * (ua * (2 * ya + yb) + ub * (ya + 2 * yb));
+  sums[2]! += du * (ya * ya + ya * yb + yb * yb);
   corners?.push(xa, ya, xb, yb);
 }
 
-/**
- * Inserts breakpoint t into the sorted breaks[0 .. count − 1] (after any equal one) when it lies
- * strictly inside (0, 1), and returns the new count. `kink` is the piece whose clipping corner it
- * is, or −1 for a crossing.
- */
-function addBreak(program: Program, count: number, t: number, kink: number): number {
-  const { scratchBreaks: breaks, scratchKinks: kinks } = program;
-  if (!(t > 0 && t < 1)) return count;
-  let i = count;
-  while (breaks[i - 1]! > t) {
-    breaks[i] = breaks[i - 1]!;
-    kinks[i] = kinks[i - 1]!;
-    i--;
-  }
-  breaks[i] = t;
-  kinks[i] = kink;
-  return count + 1;
+/** Appends breakpoint t to breaks[0 .. count − 1] when it lies strictly inside (0, 1); returns the new count. */
+function addBreak(breaks: Float64Array, count: number, t: number): number {
+  if (t > 0 && t < 1) breaks[count++] = t;
+  return count;
 }
 
-/** Marks the breakpoint just before an interval's end where the pieces whose kink rounded onto the end are at their height. */
-const END_KINKS = -2;
+/** Sorts breaks[1 .. count − 1]: by insertion while few (no allocation), natively when many overlapping sets make many. */
+function sortBreaks(breaks: Float64Array, count: number): void {
+  if (count > 32) {
+    breaks.subarray(1, count).sort();
+    return;
+  }
+  for (let i = 2; i < count; i++) {
+    const t = breaks[i]!;
+    let j = i;
+    for (; breaks[j - 1]! > t; j--) breaks[j] = breaks[j - 1]!;
+    breaks[j] = t;
+  }
+}
 
 /**
  * The envelope on interval k where n > 1 pieces are reached: each is min(its straight degree, its
@@ -162,9 +158,9 @@ const END_KINKS = -2;
  * At its own kink a piece is exactly its height, whatever rounding did to the kink's position; a kink
  * that rounds onto the interval's end (a tiny height on a falling piece) becomes a vertical edge there.
  */
-function integrateOverlap(program: Program, corners: number[] | undefined, origin: number, k: number, n: number): void {
-  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchEndKink: endKink } = program;
-  const { scratchBreaks: breaks, scratchKinks: kinks, sums, inferred } = program;
+function integrateOverlap(program: Program, corners: number[] | undefined, k: number, n: number): void {
+  const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchEndKink: endKink, scratchKinkAt: kinkAt } = program;
+  const { scratchBreaks: breaks, sums, inferred } = program;
   let j = 0;
   for (let p = program.pieceStart[k]!; p < program.pieceStart[k + 1]!; p++) {
     const height = inferred[program.pieceSet[p]!]!;
@@ -173,49 +169,50 @@ function integrateOverlap(program: Program, corners: number[] | undefined, origi
     u1[j] = program.pieceTo[p]!;
     h[j++] = height;
   }
-  const from = program.intervalFrom[k]!;
-  const to = program.intervalTo[k]!;
   breaks[0] = 0;
-  kinks[0] = -1;
   let count = 1;
   let endKinks = false;
   for (j = 0; j < n; j++) {
     endKink[j] = 0;
+    kinkAt[j] = NaN;
     if ((h[j]! - u0[j]!) * (h[j]! - u1[j]!) < 0) {
       const t = (h[j]! - u0[j]!) / (u1[j]! - u0[j]!);
-      if (t < 1) {
-        count = addBreak(program, count, t, j);
-      } else {
+      if (t >= 1) {
         endKink[j] = 1;
         endKinks = true;
+      } else if (t > 0) {
+        kinkAt[j] = t;
+        breaks[count++] = t;
       }
     }
     for (let i = j + 1; i < n; i++) {
-      count = addBreak(program, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)), -1);
-      count = addBreak(program, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!), -1);
-      count = addBreak(program, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!), -1);
+      count = addBreak(breaks, count, (u0[i]! - u0[j]!) / (u1[j]! - u0[j]! - (u1[i]! - u0[i]!)));
+      count = addBreak(breaks, count, (h[i]! - u0[j]!) / (u1[j]! - u0[j]!));
+      count = addBreak(breaks, count, (h[j]! - u0[i]!) / (u1[i]! - u0[i]!));
     }
   }
-  if (endKinks) {
-    breaks[count] = 1;
-    kinks[count++] = END_KINKS;
-  }
-  breaks[count] = 1;
-  kinks[count++] = -1;
-  const width = to - from;
+  sortBreaks(breaks, count);
+  const from = program.intervalFrom[k]!;
+  const to = program.intervalTo[k]!;
+  const uFrom = program.intervalUFrom[k]!;
+  const uTo = program.intervalUTo[k]!;
   let previousX = from;
+  let previousU = uFrom;
   let previousY = 0;
-  for (let b = 0; b < count; b++) {
-    const t = breaks[b]!;
-    const kink = kinks[b]!;
+  // the breakpoints, then the interval's end: first with the pieces whose kink rounded onto it at their height
+  for (let b = 0; b <= count + 1; b++) {
+    if (b === count && !endKinks) continue;
+    const t = b < count ? breaks[b]! : 1;
     let y = 0;
     for (j = 0; j < n; j++) {
-      const atHeight = j === kink || (kink === END_KINKS && endKink[j] === 1);
+      const atHeight = b < count ? t === kinkAt[j] : b === count && endKink[j] === 1;
       y = Math.max(y, atHeight ? h[j]! : Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
     }
-    const x = t === 1 ? to : Math.min(from + t * width, to);
-    if (b > 0) addEdge(sums, corners, origin, previousX, previousY, x, y);
+    const x = t === 1 ? to : Math.min(from + t * (to - from), to);
+    const u = t === 1 ? uTo : Math.min(uFrom + t * (uTo - uFrom), uTo);
+    if (b > 0) addEdge(sums, corners, previousX, previousU, previousY, x, u, y);
     previousX = x;
+    previousU = u;
     previousY = y;
   }
 }
@@ -226,8 +223,7 @@ function integrateOverlap(program: Program, corners: number[] | undefined, origi
  * `corners`, when given, receives every edge as xa, ya, xb, yb; an interval nothing reaches adds y = 0 there.
  */
 function integrate(program: Program, o: number, corners: number[] | undefined): void {
-  const { intervalStart, intervalFrom, intervalTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
-  const origin = program.origins[o]!;
+  const { intervalStart, intervalFrom, intervalTo, intervalUFrom, intervalUTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
   sums.fill(0);
   for (let k = intervalStart[o]!; k < intervalStart[o + 1]!; k++) {
     let n = 0;
@@ -240,20 +236,24 @@ function integrate(program: Program, o: number, corners: number[] | undefined): 
     const from = intervalFrom[k]!;
     const to = intervalTo[k]!;
     if (n === 1) {
+      const uFrom = intervalUFrom[k]!;
+      const uTo = intervalUTo[k]!;
       const a = pieceFrom[only]!;
       const b = pieceTo[only]!;
       const h = inferred[pieceSet[only]!]!;
       if (a <= h && b <= h) {
-        addEdge(sums, corners, origin, from, a, to, b);
+        addEdge(sums, corners, from, uFrom, a, to, uTo, b);
       } else if (a >= h && b >= h) {
-        addEdge(sums, corners, origin, from, h, to, h);
+        addEdge(sums, corners, from, uFrom, h, to, uTo, h);
       } else {
-        const kink = Math.min(from + ((h - a) / (b - a)) * (to - from), to);
-        addEdge(sums, corners, origin, from, Math.min(a, h), kink, h);
-        addEdge(sums, corners, origin, kink, h, to, Math.min(b, h));
+        const t = (h - a) / (b - a);
+        const kink = Math.min(from + t * (to - from), to);
+        const uKink = Math.min(uFrom + t * (uTo - uFrom), uTo);
+        addEdge(sums, corners, from, uFrom, Math.min(a, h), kink, uKink, h);
+        addEdge(sums, corners, kink, uKink, h, to, uTo, Math.min(b, h));
       }
     } else if (n > 1) {
-      integrateOverlap(program, corners, origin, k, n);
+      integrateOverlap(program, corners, k, n);
     } else if (corners) {
       corners.push(from, 0, to, 0);
     }
@@ -282,27 +282,32 @@ function nextSpike(program: Program, o: number, s: number): number {
  * width): its centroid is that of those segments, each weighted by its height.
  */
 function locateCentroid(program: Program, o: number): boolean {
-  const { sums, centroid, origins, spikeStart, spikeX } = program;
+  const { sums, centroid, spikeStart, spikeU } = program;
   const area2 = sums[0]!;
   if (area2 > 0) {
-    centroid[0] = origins[o]! + sums[1]! / (3 * area2);
+    centroid[0] = fromNormalised(program, o, sums[1]! / (3 * area2));
     centroid[1] = sums[2]! / (3 * area2);
     return true;
   }
   let weight = 0;
-  let momentX = 0;
+  let momentU = 0;
   let momentY = 0;
   for (let s = spikeStart[o]!; s < spikeStart[o + 1]!; s = nextSpike(program, o, s)) {
-    const x = spikeX[s]!;
     const height = spikeHeight(program, o, s);
     weight += height;
-    momentX += height * (x - origins[o]!);
+    momentU += height * spikeU[s]!;
     momentY += (height * height) / 2;
   }
   if (!(weight > 0)) return false;
-  centroid[0] = origins[o]! + momentX / weight;
+  centroid[0] = fromNormalised(program, o, momentU / weight);
   centroid[1] = momentY / weight;
   return true;
+}
+
+/** x = origin + u · scale for output o, kept within its range where rounding would step outside. */
+function fromNormalised(program: Program, o: number, u: number): number {
+  const origin = program.origins[o]!;
+  return Math.min(Math.max(origin + u * program.scales[o]!, origin), program.maxima[o]!);
 }
 
 /** Output o's crisp value (centroid x), or NaN when no rule reached it. */

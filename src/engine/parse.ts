@@ -3,6 +3,7 @@
 // keyword in it is written in double quotes (with \" and \\ as escapes).
 
 import { RuleSyntaxError } from './errors.js';
+import { MAX_NESTING } from './limits.js';
 import type { Condition, IfRule, RuleAst, SetReference } from './types.js';
 
 const KEYWORDS = new Set(['IF', 'THEN', 'IS', 'NOT', 'AND', 'OR', 'WITH', 'INCREASES', 'DECREASES']);
@@ -67,6 +68,8 @@ export type NameColumns = Map<object, readonly [number, number]>;
 
 class Parser {
   private position = 0;
+  /** how many NOTs and "(" enclose the term being parsed: bounded, because the parser recurses once per level */
+  private nesting = 0;
   /** where each reference's names were written, so that compileAgent can point at an unknown one */
   readonly columns: NameColumns = new Map();
 
@@ -163,12 +166,16 @@ class Parser {
   }
 
   private term(): Condition {
-    if (this.acceptKeyword('NOT')) return { type: 'not', operand: this.term() };
-    if (this.current.kind === '(') {
-      const open = this.current;
+    if (this.isKeyword('NOT') || this.current.kind === '(') {
+      const opening = this.current;
+      if (this.nesting === MAX_NESTING) {
+        throw new RuleSyntaxError(this.rule, opening.column, `conditions nest deeper than ${MAX_NESTING} levels (NOT and "(" count one level each)`);
+      }
+      this.nesting++;
       this.position++;
-      const condition = this.condition(open);
-      this.position++;
+      const condition: Condition = opening.kind === '(' ? this.condition(opening) : { type: 'not', operand: this.term() };
+      if (opening.kind === '(') this.position++;
+      this.nesting--;
       return condition;
     }
     const variableColumn = this.current.column;
@@ -214,28 +221,50 @@ function printName(name: string): string {
   return `"${name.replace(/["\\]/g, '\\$&')}"`;
 }
 
-function printCondition(condition: Condition): string {
-  switch (condition.type) {
-    case 'is':
-      return `${printName(condition.variable)} IS ${printName(condition.set)}`;
-    case 'not':
-      if (condition.operand.type === 'is') {
-        return `${printName(condition.operand.variable)} IS NOT ${printName(condition.operand.set)}`;
-      }
-      return `NOT ${printOperand(condition.operand, 'not')}`;
-    case 'and':
-      return condition.operands.map((operand) => printOperand(operand, 'and')).join(' AND ');
-    case 'or':
-      return condition.operands.map((operand) => printOperand(operand, 'or')).join(' OR ');
-  }
-}
+type Parent = 'and' | 'or' | 'not' | undefined;
 
-/** Parentheses only where precedence needs them: an OR inside AND or NOT, an AND inside NOT. */
-function printOperand(operand: Condition, parent: 'and' | 'or' | 'not'): string {
-  const needsParentheses =
-    (operand.type === 'or' && parent !== 'or') || (operand.type === 'and' && parent === 'not');
-  const text = printCondition(operand);
-  return needsParentheses ? `(${text})` : text;
+/**
+ * A condition's canonical text, with parentheses only where precedence needs them (an OR inside AND
+ * or NOT, an AND inside NOT). Built with an explicit stack, not recursion: printRule takes any AST,
+ * however deep, without overflowing the call stack.
+ */
+function printCondition(root: Condition): string {
+  const parts: string[] = [];
+  // what is left to print, last first: text, or a condition inside its parent
+  const pending: Array<string | { condition: Condition; parent: Parent }> = [{ condition: root, parent: undefined }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (typeof next === 'string') {
+      parts.push(next);
+      continue;
+    }
+    const { condition, parent } = next;
+    const parenthesised = (condition.type === 'or' && parent !== 'or' && parent !== undefined) || (condition.type === 'and' && parent === 'not');
+    if (parenthesised) pending.push(')');
+    switch (condition.type) {
+      case 'is':
+        pending.push(`${printName(condition.variable)} IS ${printName(condition.set)}`);
+        break;
+      case 'not':
+        if (condition.operand.type === 'is') {
+          pending.push(`${printName(condition.operand.variable)} IS NOT ${printName(condition.operand.set)}`);
+        } else {
+          pending.push({ condition: condition.operand, parent: 'not' }, 'NOT ');
+        }
+        break;
+      case 'and':
+      case 'or': {
+        const separator = condition.type === 'and' ? ' AND ' : ' OR ';
+        for (let i = condition.operands.length - 1; i >= 0; i--) {
+          pending.push({ condition: condition.operands[i]!, parent: condition.type });
+          if (i > 0) pending.push(separator);
+        }
+        break;
+      }
+    }
+    if (parenthesised) pending.push('(');
+  }
+  return parts.join('');
 }
 
 /** The canonical text of a rule: upper-case keywords, names quoted only when needed, WITH only when not 1. */

@@ -8,7 +8,11 @@ export type Trapezoid = readonly [number, number, number, number];
 
 /** A shoulder falls when its midpoint lies below the midpoint of its variable's range; otherwise it rises. */
 export function isFallingShoulder(points: SetDefinition, range: readonly [number, number]): boolean {
-  return points[0]! + points[1]! < range[0] + range[1];
+  const sum = points[0]! + points[1]!;
+  const rangeSum = range[0] + range[1];
+  if (Number.isFinite(sum) && Number.isFinite(rangeSum)) return sum < rangeSum;
+  // near ±1.7e308 the sums overflow; halving such large numbers is exact
+  return points[0]! / 2 + points[1]! / 2 < range[0] / 2 + range[1] / 2;
 }
 
 function asTrapezoid(points: SetDefinition, range: readonly [number, number], low: number, high: number): Trapezoid {
@@ -73,8 +77,9 @@ const COLLINEAR = 1e-12;
  */
 function onSegment(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): boolean {
   if (ax === cx && ay === cy) return false;
-  const width = Math.abs(bx - ax) + Math.abs(cx - ax);
-  const height = Math.abs(by - ay) + Math.abs(cy - ay);
+  // the larger distance, not the sum, which overflows for points near ±1e308
+  const width = Math.max(Math.abs(bx - ax), Math.abs(cx - ax));
+  const height = Math.max(Math.abs(by - ay), Math.abs(cy - ay));
   const abx = width === 0 ? 0 : (bx - ax) / width;
   const aby = height === 0 ? 0 : (by - ay) / height;
   const acx = width === 0 ? 0 : (cx - ax) / width;

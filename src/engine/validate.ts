@@ -2,6 +2,7 @@
 // the first, so that one 400 tells the caller everything to fix.
 
 import { RuleSyntaxError, showValue } from './errors.js';
+import { MAX_CONCLUSIONS, MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from './limits.js';
 import { parseRuleWithColumns, type NameColumns } from './parse.js';
 import type { Condition, RuleAst, ValidationIssue } from './types.js';
 
@@ -12,17 +13,41 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function checkPoints(points: unknown, path: string, issues: ValidationIssue[]): void {
+/** Checks one set's points; true when they are valid. */
+function checkPoints(points: unknown, path: string, issues: ValidationIssue[]): points is number[] {
   if (!Array.isArray(points) || points.length < 2 || points.length > 4) {
     const got = Array.isArray(points) ? `${points.length} points` : showValue(points);
     issues.push({ path, message: `a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got ${got}` });
-    return;
+    return false;
   }
   const shown = `[${points.map(showValue).join(', ')}]`;
   if (!points.every((p) => typeof p === 'number' && Number.isFinite(p))) {
     issues.push({ path, message: `points must be finite numbers: ${shown}` });
-  } else if (points.some((p, i) => i > 0 && p < points[i - 1])) {
+    return false;
+  }
+  if (points.some((p, i) => i > 0 && p < points[i - 1])) {
     issues.push({ path, message: `points must be in non-decreasing order: ${shown}` });
+    return false;
+  }
+  return true;
+}
+
+/**
+ * A variable's range, max − min over all its points, must itself be a finite number: membership
+ * divides by distances between points and the centroid is computed relative to the range.
+ */
+function checkRangeWidth(sets: Record<string, unknown>, singular: string, name: string, path: string, issues: ValidationIssue[]): void {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const points of Object.values(sets) as number[][]) {
+    min = Math.min(min, points[0]!);
+    max = Math.max(max, points[points.length - 1]!);
+  }
+  if (!Number.isFinite(max - min)) {
+    issues.push({
+      path,
+      message: `the points of ${singular} "${name}" span from ${min} to ${max}, a width beyond the largest number (about 1.8e308); bring them closer together`,
+    });
   }
 }
 
@@ -35,6 +60,10 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
   }
   const names = Object.keys(value);
   if (names.length === 0) issues.push({ path: kind, message: `an agent needs at least one ${singular}` });
+  if (names.length > MAX_VARIABLES) {
+    issues.push({ path: kind, message: `an agent has at most ${MAX_VARIABLES} ${kind}, got ${names.length}` });
+    return undefined;
+  }
   const usable: Variables = {};
   for (const name of names) {
     const sets = value[name];
@@ -47,10 +76,16 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
     }
     const setNames = Object.keys(sets);
     if (setNames.length === 0) issues.push({ path, message: `${singular} "${name}" needs at least one set` });
+    if (setNames.length > MAX_SETS) {
+      issues.push({ path, message: `${singular} "${name}" has ${setNames.length} sets; a variable has at most ${MAX_SETS}` });
+      continue;
+    }
+    let valid = setNames.length > 0;
     for (const setName of setNames) {
       if (setName === '') issues.push({ path: `${path}.`, message: 'set names must not be empty' });
-      checkPoints(sets[setName], `${path}.${setName}`, issues);
+      if (!checkPoints(sets[setName], `${path}.${setName}`, issues)) valid = false;
     }
+    if (valid) checkRangeWidth(sets, singular, name, path, issues);
   }
   return usable;
 }
@@ -114,6 +149,38 @@ function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, ou
   return problems;
 }
 
+function checkRule(rule: unknown, path: string, parsedRules: RuleAst[], issues: ValidationIssue[], inputs?: Variables, outputs?: Variables): void {
+  if (typeof rule !== 'string') {
+    issues.push({ path, message: `a rule must be a string, got ${showValue(rule)}` });
+    return;
+  }
+  if (rule.length > MAX_RULE_LENGTH) {
+    issues.push({ path, message: `a rule has at most ${MAX_RULE_LENGTH} characters, got ${rule.length}` });
+    return;
+  }
+  try {
+    const { ast, columns } = parseRuleWithColumns(rule);
+    parsedRules.push(ast);
+    if (ast.type === 'if' && ast.conclusions.length > MAX_CONCLUSIONS) {
+      issues.push({ path, message: `a rule has at most ${MAX_CONCLUSIONS} conclusions, got ${ast.conclusions.length} in rule ${showValue(rule)}` });
+    }
+    for (const problem of ruleProblems(ast, columns, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${showValue(rule)}` });
+  } catch (error) {
+    if (!(error instanceof RuleSyntaxError)) throw error;
+    issues.push({ path, message: `${error.message} in rule ${showValue(rule)}` });
+  }
+}
+
+/** How many IF rules the rules stand for once INCREASES/DECREASES are expanded (one per set of the input). */
+function expandedCount(parsedRules: readonly RuleAst[], inputs?: Variables): number {
+  let count = 0;
+  for (const ast of parsedRules) {
+    const sets = ast.type === 'if' ? undefined : inputs && Object.hasOwn(inputs, ast.input) ? inputs[ast.input] : undefined;
+    count += sets ? Object.keys(sets).length : 1;
+  }
+  return count;
+}
+
 export interface ValidatedAgent {
   inputs: Record<string, Record<string, readonly number[]>>;
   outputs: Record<string, Record<string, readonly number[]>>;
@@ -135,21 +202,18 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
     issues.push({ path: 'rules', message: `must be an array of rule strings, got ${showValue(rules)}` });
   } else {
     if (rules.length === 0) issues.push({ path: 'rules', message: 'an agent needs at least one rule' });
-    rules.forEach((rule: unknown, i) => {
-      const path = `rules[${i}]`;
-      if (typeof rule !== 'string') {
-        issues.push({ path, message: `a rule must be a string, got ${showValue(rule)}` });
-        return;
+    if (rules.length > MAX_RULES) {
+      issues.push({ path: 'rules', message: `an agent has at most ${MAX_RULES} rules, got ${rules.length}` });
+    } else {
+      rules.forEach((rule: unknown, i) => checkRule(rule, `rules[${i}]`, parsedRules, issues, inputs, outputs));
+      const expanded = expandedCount(parsedRules, inputs);
+      if (parsedRules.length === rules.length && expanded > MAX_RULES) {
+        issues.push({
+          path: 'rules',
+          message: `an agent has at most ${MAX_RULES} rules, counting INCREASES/DECREASES as one rule per set of its input; these make ${expanded}`,
+        });
       }
-      try {
-        const { ast, columns } = parseRuleWithColumns(rule);
-        parsedRules.push(ast);
-        for (const problem of ruleProblems(ast, columns, inputs, outputs)) issues.push({ path, message: `${problem} in rule ${showValue(rule)}` });
-      } catch (error) {
-        if (!(error instanceof RuleSyntaxError)) throw error;
-        issues.push({ path, message: `${error.message} in rule ${showValue(rule)}` });
-      }
-    });
+    }
   }
   if (issues.length > 0) return { issues };
   // no issues: every part has the shape checked above
