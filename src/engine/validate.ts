@@ -46,7 +46,7 @@ function checkRangeWidth(sets: Record<string, unknown>, singular: string, name: 
   if (!Number.isFinite(max - min)) {
     issues.push({
       path,
-      message: `the points of ${singular} "${name}" span from ${min} to ${max}, a width beyond the largest number (about 1.8e308); bring them closer together`,
+      message: `the points of ${singular} "${name}" span from ${min} to ${max}, a width beyond the largest number (about 1.8e+308); bring them closer together`,
     });
   }
 }

@@ -238,3 +238,93 @@ describe('AgentValidationError', () => {
     expect(issuesOf(definition)).toEqual(Array.isArray(issue) ? issue : [issue]);
   });
 });
+
+describe('size limits (issues, never a stack overflow or an unbounded evaluation)', () => {
+  /** n sets named s0 .. s(n−1), each a unit triangle at its index */
+  const sets = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`s${i}`, [i, i + 1, i + 2]]));
+  const agent = (change: Partial<AgentDefinition>): AgentDefinition => ({
+    inputs: { x: sets(3) },
+    outputs: { tip: sets(3) },
+    rules: ['IF x IS s0 THEN tip IS s0'],
+    ...change,
+  });
+
+  it('at most 100 sets per variable: 100 compile, 101 is an issue naming the variable and the count', () => {
+    expect(() => compileAgent(agent({ inputs: { x: sets(100) }, outputs: { tip: sets(100) } }))).not.toThrow();
+    expect(issuesOf(agent({ outputs: { tip: sets(101) } }))).toEqual([
+      { path: 'outputs.tip', message: 'output "tip" has 101 sets; a variable has at most 100' },
+    ]);
+    expect(issuesOf(agent({ inputs: { x: sets(101) } }))).toEqual([
+      { path: 'inputs.x', message: 'input "x" has 101 sets; a variable has at most 100' },
+    ]);
+  });
+
+  it('a variable of 50 000 sets (200 000 points) is one issue, not a stack overflow', () => {
+    expect(issuesOf(agent({ outputs: { tip: sets(50_000) } }))).toEqual([
+      { path: 'outputs.tip', message: 'output "tip" has 50000 sets; a variable has at most 100' },
+    ]);
+  });
+
+  it('at most 100 variables per side', () => {
+    const variables = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [i === 0 ? 'x' : `v${i}`, sets(2)]));
+    expect(() => compileAgent(agent({ inputs: variables(100), outputs: { ...variables(99), tip: sets(3) } }))).not.toThrow();
+    expect(issuesOf(agent({ inputs: variables(101) }))).toEqual([{ path: 'inputs', message: 'an agent has at most 100 inputs, got 101' }]);
+    expect(issuesOf(agent({ outputs: { ...variables(100), tip: sets(3) } }))).toEqual([
+      { path: 'outputs', message: 'an agent has at most 100 outputs, got 101' },
+    ]);
+  });
+
+  it('at most 1000 rules, an INCREASES/DECREASES rule counting one per set of its input', () => {
+    const rules = (n: number) => Array.from({ length: n }, () => 'IF x IS s0 THEN tip IS s1');
+    expect(compileAgent(agent({ rules: rules(1000) })).expandedRules).toHaveLength(1000);
+    expect(issuesOf(agent({ rules: rules(1001) }))).toEqual([{ path: 'rules', message: 'an agent has at most 1000 rules, got 1001' }]);
+    // x has 3 sets: 333 trend rules stand for 999 rules, plus one IF rule: 1000; one more IF rule: 1001
+    const trends = Array.from({ length: 333 }, () => 'x INCREASES tip');
+    expect(compileAgent(agent({ rules: [...trends, 'IF x IS s0 THEN tip IS s0'] })).expandedRules).toHaveLength(1000);
+    expect(issuesOf(agent({ rules: [...trends, ...rules(2)] }))).toEqual([{
+      path: 'rules',
+      message: 'an agent has at most 1000 rules, counting INCREASES/DECREASES as one rule per set of its input; these make 1001',
+    }]);
+  });
+
+  it('at most 100 conclusions per rule', () => {
+    const conclusions = (n: number) => `IF x IS s0 THEN ${Array.from({ length: n }, (_, i) => `tip IS s${i % 3}`).join(', ')}`;
+    expect(() => compileAgent(agent({ rules: [conclusions(100)] }))).not.toThrow();
+    const [issue] = issuesOf(agent({ rules: [conclusions(101)] }));
+    expect(issue).toEqual({ path: 'rules[0]', message: `a rule has at most 100 conclusions, got 101 in rule ${JSON.stringify(conclusions(101))}` });
+  });
+
+  it('at most 2000 characters per rule', () => {
+    const padded = (length: number) => {
+      const rule = 'IF x IS s0 THEN tip IS s1';
+      return rule.replace('IF', `IF${' '.repeat(length - rule.length + 1)}`.slice(0, length - rule.length + 2));
+    };
+    expect(padded(2000)).toHaveLength(2000);
+    expect(() => compileAgent(agent({ rules: [padded(2000)] }))).not.toThrow();
+    expect(issuesOf(agent({ rules: [padded(2001), 'y'.repeat(1_000_000)] }))).toEqual([
+      { path: 'rules[0]', message: 'a rule has at most 2000 characters, got 2001' },
+      { path: 'rules[1]', message: 'a rule has at most 2000 characters, got 1000000' },
+    ]);
+  });
+
+  it('a rule nested deeper than 64 levels is an issue at its column (a 400, not a 500)', () => {
+    const rule = `IF ${'('.repeat(3000)}x IS s0${')'.repeat(3000)} THEN tip IS s0`;
+    expect(issuesOf(agent({ rules: [`IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0`] }))).toEqual([{
+      path: 'rules[0]',
+      message: `column 260: conditions nest deeper than 64 levels (NOT and "(" count one level each) in rule "IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0"`,
+    }]);
+    expect(rule.length).toBeGreaterThan(2000); // longer than a rule may be: reported by its length
+    expect(issuesOf(agent({ rules: [rule] }))).toEqual([{ path: 'rules[0]', message: `a rule has at most 2000 characters, got ${rule.length}` }]);
+  });
+
+  it('rejects a variable whose range is wider than the largest number (max − min overflows)', () => {
+    // the points are finite, but 1.7e308 − (−1.7e308) = 3.4e308 is beyond Number.MAX_VALUE ≈ 1.798e308
+    expect(issuesOf(agent({ outputs: { tip: { s0: [-1.7e308, -1e308, 0], s1: [0, 1e308, 1.7e308] } } }))).toEqual([{
+      path: 'outputs.tip',
+      message: 'the points of output "tip" span from -1.7e+308 to 1.7e+308, a width beyond the largest number (about 1.8e+308); bring them closer together',
+    }]);
+    expect(issuesOf(agent({ inputs: { x: { s0: [-1e308, 0], s1: [0, 1e308] } } }))[0]!.path).toBe('inputs.x');
+    // 1.6e308 wide is representable, so it compiles
+    expect(() => compileAgent(agent({ outputs: { tip: { s0: [-8e307, -4e307, 0], s1: [0, 4e307, 8e307] } } }))).not.toThrow();
+  });
+});

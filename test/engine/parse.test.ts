@@ -172,3 +172,58 @@ describe('print → parse round trip (property)', () => {
     );
   });
 });
+
+describe('nesting depth (MAX_NESTING = 64): a deep rule is a syntax error, never a stack overflow', () => {
+  const rule = (condition: string) => `IF ${condition} THEN o IS lo`;
+
+  it('accepts 64 levels of parentheses and of NOT', () => {
+    const parenthesised = parseRule(rule(`${'('.repeat(64)}a IS lo${')'.repeat(64)}`));
+    expect(parenthesised).toMatchObject({ condition: is('a', 'lo') });
+    // 64 NOTs: an even number, each one level, around one IS
+    let negated: Condition = is('a', 'lo');
+    for (let i = 0; i < 64; i++) negated = { type: 'not', operand: negated };
+    expect(parseRule(rule(`${'NOT '.repeat(64)}a IS lo`))).toMatchObject({ condition: negated });
+  });
+
+  it('rejects the 65th level at its column, for "(", NOT and a mix of them', () => {
+    // "IF " takes columns 1..3, so the k-th "(" is at column 3 + k: the 65th at 68
+    const deep = rule(`${'('.repeat(3000)}a IS lo${')'.repeat(3000)}`);
+    expect(() => parseRule(deep)).toThrow(expect.objectContaining({
+      name: 'RuleSyntaxError',
+      column: 68,
+      message: 'column 68: conditions nest deeper than 64 levels (NOT and "(" count one level each)',
+    }));
+    // the k-th "NOT " starts at column 4 + 4(k − 1): the 65th at 260
+    expect(() => parseRule(rule(`${'NOT '.repeat(3000)}a IS lo`))).toThrow('column 260: conditions nest deeper than 64 levels');
+    // "NOT (" is 5 characters and two levels: the 33rd pair's NOT is the 65th level, at 4 + 5 · 32 = 164
+    expect(() => parseRule(rule(`${'NOT ('.repeat(40)}a IS lo${')'.repeat(40)}`))).toThrow('column 164: conditions nest deeper than 64 levels');
+    expect(() => parseRule(rule(`${'NOT '.repeat(3000)}a IS lo`))).toThrow(RuleSyntaxError);
+  });
+
+  it('counts depth, not the number of groups: many parenthesised groups side by side are fine', () => {
+    const groups = Array.from({ length: 200 }, (_, i) => `(a IS s${i} OR b IS s${i})`).join(' AND ');
+    const ast = parseRule(rule(groups));
+    expect(ast.type === 'if' && ast.condition.type === 'and' && ast.condition.operands.length).toBe(200);
+  });
+});
+
+describe('printRule on ASTs of any depth (no recursion)', () => {
+  it('prints 100 000 nested NOTs', () => {
+    let condition: Condition = { type: 'not', operand: is('a', 'lo') };
+    for (let i = 0; i < 100_000; i++) condition = { type: 'not', operand: condition };
+    const ast: RuleAst = { type: 'if', condition, conclusions: [{ variable: 'o', set: 'lo' }], weight: 1 };
+    expect(printRule(ast)).toBe(`IF ${'NOT '.repeat(100_000)}a IS NOT lo THEN o IS lo`);
+  });
+
+  it('prints 50 000 levels of AND inside OR inside AND, with the parentheses precedence needs', () => {
+    let condition: Condition = is('c', 's');
+    let expected = 'c IS s';
+    for (let i = 0; i < 50_000; i++) {
+      condition = { type: 'and', operands: [is('a', 's'), { type: 'or', operands: [is('b', 's'), condition] }] };
+      // an OR inside an AND needs parentheses, an AND inside an OR does not
+      expected = `a IS s AND (b IS s OR ${expected})`;
+    }
+    const ast: RuleAst = { type: 'if', condition, conclusions: [{ variable: 'o', set: 'lo' }], weight: 1 };
+    expect(printRule(ast)).toBe(`IF ${expected} THEN o IS lo`);
+  });
+});
