@@ -1,5 +1,6 @@
-import { ApiError } from '../schema/errors';
+import { ApiError, errorStatus } from '../schema/errors';
 import type { Account } from '../schema/account';
+import { readAgent } from '../store/agents';
 import { FuzzboxDatabase, type DatabaseOptions } from '../store/database';
 import { EvaluationWriter } from '../store/evaluation-writer';
 import { authenticate } from './auth';
@@ -79,9 +80,29 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     }
     const route: Route = found.route;
     const userID = route.access === 'public' ? '' : await authenticate(service, request, url);
-    // GET and DELETE ignore any body: one known client sends `[]` with them.
-    const body = BODY_METHODS.has(method) ? await readJsonBody(request, route.body === 'optional') : undefined;
-    return route.handler({ request, url, params: found.params, userID, body, service });
+    try {
+      // GET and DELETE ignore any body: one known client sends `[]` with them.
+      const body = BODY_METHODS.has(method) ? await readJsonBody(request, route.body === 'optional') : undefined;
+      return await route.handler({ request, url, params: found.params, userID, body, service });
+    } catch (error) {
+      const agentID = route.path.startsWith('/agent/:id') ? found.params.id : undefined;
+      throw agentID === undefined ? error : await refusalOnAgent(error, userID, agentID);
+    }
+  }
+
+  /**
+   * SPEC 2: after DELETE any request on the agent id answers 410 to its owner (404 to anyone
+   * else, as for an id that never existed), a request with a bad body or query too. Bodies and
+   * queries are checked before the agent is read, so only a refused request pays for the lookup.
+   */
+  async function refusalOnAgent(error: unknown, userID: string, agentID: string): Promise<unknown> {
+    if (!(error instanceof ApiError) || error.status !== errorStatus.ValidationError) return error;
+    try {
+      await readAgent(db, userID, agentID);
+    } catch (lookup) {
+      if (lookup instanceof ApiError && (lookup.name === 'Gone' || lookup.name === 'NotFound')) return lookup;
+    }
+    return error;
   }
 
   return {

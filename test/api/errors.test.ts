@@ -233,6 +233,32 @@ describe('410', () => {
     // the versions went with the agent
     await expectRefused(404, () => t.call('GET', `version/${versionID}`, { key }));
   });
+
+  test('a bad body or query on a deleted agent id answers 410 to its owner, 404 to anyone else', async () => {
+    const other = await t.signup();
+    const refusedAsBad: Array<[string, string, unknown]> = [
+      ['PUT', `agent/${agent.id}`, {}],
+      ['PUT', `agent/${agent.id}`, '{"name": '],
+      ['POST', `agent/${agent.id}`, {}],
+      ['POST', `agent/${agent.id}`, ''],
+      ['POST', `agent/${agent.id}?explore=9`, { service: 1 }],
+      ['POST', `agent/${agent.id}?meta=tip`, { service: 1 }],
+      ['POST', `agent/${agent.id}/optimize`, {}],
+    ];
+    // while the agent lives, its owner is told what is wrong with the request; anyone else
+    // learns nothing about it, exactly as for an id that never existed
+    for (const [method, path, body] of refusedAsBad) {
+      await expectRefused(400, () => t.call(method, path, { key, body }));
+      await expectRefused(404, () => t.call(method, path, { key: other, body }), /no agent with id/);
+      await expectRefused(404, () => t.call(method, path.replace(agent.id, 'never-existed'), { key, body }), /no agent with id "never-existed"/);
+    }
+    expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
+    for (const [method, path, body] of refusedAsBad) {
+      const gone = await expectRefused(410, () => t.call(method, path, { key, body }), /was deleted/);
+      expect(gone.error).toBe('Gone');
+      await expectRefused(404, () => t.call(method, path, { key: other, body }), /no agent with id/);
+    }
+  });
 });
 
 describe('413', () => {
