@@ -27,12 +27,16 @@ function declareVersions(db: Dexie): void {
     evaluations: 'reqID, [userID+agentID]',
     feedback: '++seq, &id, evaluationLog',
   });
+  // A deleted agent's versions move here, read only to recompute its logs (logs of agents
+  // deleted under version 1 carry their trace and need nothing).
+  db.version(2).stores({ retiredVersions: 'id' });
 }
 
 export class FuzzboxDatabase extends Dexie {
   accounts!: EntityTable<AccountRecord, 'userID'>;
   agents!: EntityTable<AgentRecord, 'id'>;
   versions!: EntityTable<VersionRecord, 'id'>;
+  retiredVersions!: EntityTable<VersionRecord, 'id'>;
   deletedAgents!: EntityTable<DeletedAgentRecord, 'id'>;
   evaluations!: EntityTable<EvaluationRecord, 'reqID'>;
   feedback!: EntityTable<FeedbackRecord, 'seq'>;
