@@ -336,3 +336,44 @@ describe('membership and setShape', () => {
     expect(setShape([3, 3, 3], range)).toEqual([[3, 0], [3, 1], [3, 0]]);
   });
 });
+
+describe('evaluate: extreme but finite numbers (integration in normalised coordinates)', () => {
+  /** |actual − expected| within `relative` of `scale` */
+  const near = (actual: number | undefined, expected: number, scale: number, relative = 1e-12) => {
+    expect(Number.isFinite(actual)).toBe(true);
+    expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(relative * scale);
+  };
+
+  it('±1e308 scale: two mirrored triangles at equal strength balance at 0; one alone has its centroid at the mean of its corners', () => {
+    // range −8e307..8e307 is 1.6e308 wide (finite); the moments in x would be ~1e308² and overflow
+    const agent = withStrengths({ low: [-8e307, -4e307, 0], high: [0, 4e307, 8e307] }, ['IF x IS any THEN o IS low, o IS high', 'IF x IS any THEN o IS high WITH 0.5']);
+    near(evaluate(agent, { x: 5 }).crisp.o, 0, 1.6e308);
+    const high = withStrengths({ low: [-8e307, -4e307, 0], high: [0, 4e307, 8e307] }, ['IF x IS any THEN o IS high']);
+    // a whole triangle's centroid is the mean of its corners: (0 + 4e307 + 8e307) / 3
+    near(evaluate(high, { x: 5 }).crisp.o, 4e307, 1.6e308);
+    const trace = evaluate(high, { x: 5 }, { trace: true });
+    near(trace.centroid.o![0], 4e307, 1.6e308);
+    near(trace.centroid.o![1], 1 / 3, 1);
+  });
+
+  it('1e-300 scale: a triangle [1, 2, 4]·1e-300 has its centroid at 7/3·1e-300, not at the range minimum', () => {
+    const agent = withStrengths({ tiny: [1e-300, 2e-300, 4e-300] }, ['IF x IS any THEN o IS tiny']);
+    near(evaluate(agent, { x: 5 }).crisp.o, (7 / 3) * 1e-300, 3e-300);
+    // clipped at 0.5 it is the trapezoid [1, 1.5, 3, 4]·1e-300 of height 0.5; by parts (x in 1e-300):
+    // area = 0.5·(3 + 1.5)/2 = 1.125; moment = ∫ x·y: rise 1..1.5 gives ∫(x−1)x dx = [x³/3 − x²/2] = 1/6,
+    // top 1.5..3 gives 0.5·(9 − 2.25)/2 = 1.6875, fall 3..4 gives ∫0.5(4−x)x dx = 0.5·(4·3.5 − 37/3) = 5/6
+    const half = withStrengths({ tiny: [1e-300, 2e-300, 4e-300] }, ['IF x IS any THEN o IS tiny WITH 0.5']);
+    near(evaluate(half, { x: 5 }).crisp.o, ((1 / 6 + 1.6875 + 5 / 6) / 1.125) * 1e-300, 3e-300);
+  });
+
+  it('zero-width sets at 1e-300 scale average their positions', () => {
+    const agent = withStrengths({ a: [1e-300, 1e-300, 1e-300], b: [3e-300, 3e-300, 3e-300] }, ['IF x IS any THEN o IS a, o IS b']);
+    near(evaluate(agent, { x: 5 }).crisp.o, 2e-300, 2e-300);
+  });
+
+  it('an offset of 1e15 with sets a few units wide: exact up to the spacing of doubles there (0.125)', () => {
+    // triangle 1e15 + [0, 1, 5]: centroid 1e15 + 2; every point is a multiple of 0.125, so representable
+    const agent = withStrengths({ t: [1e15, 1e15 + 1, 1e15 + 5], u: [1e15 + 5, 1e15 + 6, 1e15 + 7] }, ['IF x IS any THEN o IS t']);
+    near(evaluate(agent, { x: 5 }).crisp.o, 1e15 + 2, 1, 0.25);
+  });
+});

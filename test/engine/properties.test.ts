@@ -79,6 +79,33 @@ const movedAgentAndInputs = fc
     ];
   });
 
+/**
+ * The same agents moved to extreme but finite places by x → offset + scale · x: ranges up to 1.5e308
+ * wide, ranges around 1e-300, and sets a few units wide at 1e15. Inputs that would leave the doubles
+ * are held at ±1e308.
+ */
+const extremeAgentAndInputs = fc
+  .tuple(
+    agentAndInputs,
+    fc.constantFrom(
+      { offset: 0, scale: 6e306 },
+      { offset: -7e307, scale: 3e306 },
+      { offset: 0, scale: 1e-300 },
+      { offset: 1e-290, scale: 3e-301 },
+      { offset: 1e15, scale: 1 },
+      { offset: -1e15, scale: 0.25 },
+    ),
+  )
+  .map(([[definition, inputs], map]) => {
+    const move = (x: number) => Math.max(-1e308, Math.min(1e308, map.offset + map.scale * x));
+    const moveVariables = (variables: AgentDefinition['inputs']) =>
+      Object.fromEntries(
+        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, points.map(move)]))]),
+      );
+    const moved: AgentDefinition = { inputs: moveVariables(definition.inputs), outputs: moveVariables(definition.outputs), rules: definition.rules };
+    return { definition: moved, inputs: Object.fromEntries(Object.entries(inputs).map(([name, value]) => [name, move(value)])), map };
+  });
+
 /** The polygon's value at x: the highest point of every edge over x (the top of a vertical edge); 0 off it. */
 function valueAt(polygon: Polygon, x: number): number {
   let value = 0;
@@ -207,6 +234,33 @@ describe('evaluation properties over random agents and inputs', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('at ±1e308, 1e-300 and 1e15 + small scales: crisp is finite, in range, and agrees with a numerical integration in normalised coordinates', () => {
+    fc.assert(
+      fc.property(extremeAgentAndInputs, ({ definition, inputs, map }) => {
+        const agent = compileAgent(definition);
+        const trace = evaluate(agent, inputs, { trace: true });
+        const { crisp } = evaluate(agent, inputs);
+        for (const [output, [x]] of Object.entries(trace.centroid)) {
+          const [min, max] = agent.outputs[output]!.range;
+          expect(Number.isFinite(crisp[output])).toBe(true);
+          expect(crisp[output]).toBe(x);
+          expect(x).toBeGreaterThanOrEqual(min);
+          expect(x).toBeLessThanOrEqual(max);
+          // back on the 0..25 grid, where numericCentroid samples
+          const normalised = Object.values(trace.clipped[output]!).map((polygon) =>
+            polygon.map(([px, py]): [number, number] => [(px - map.offset) / map.scale, py]),
+          );
+          const numeric = numericCentroid(normalised);
+          if (numeric.area === 0) continue;
+          // 1e-6 of the range, plus the spacing of doubles at the offset (the points themselves are rounded there)
+          const tolerance = 1e-6 * (max - min) + 8 * Number.EPSILON * Math.abs(map.offset);
+          expect(Math.abs(x - (map.offset + map.scale * numeric.x))).toBeLessThanOrEqual(tolerance);
+        }
+      }),
+      { numRuns: 120 },
     );
   });
 
