@@ -5,5 +5,5 @@ export { compileAgent, type CompiledAgent } from './compile.js';
 export { evaluate, evaluateBatch, activations } from './evaluate.js';
 export { membership, setShape } from './shape.js';
 export { RuleSyntaxError, AgentValidationError, InputError } from './errors.js';
-export { MAX_VARIABLES, MAX_SETS, MAX_RULES, MAX_CONCLUSIONS, MAX_RULE_LENGTH, MAX_NESTING } from './limits.js';
+export { MAX_VARIABLES, MAX_SETS, MAX_OUTPUT_SETS, MAX_RULES, MAX_CONCLUSIONS, MAX_RULE_LENGTH, MAX_NESTING } from './limits.js';
 export type * from './types.js';

@@ -7,6 +7,11 @@
 export const MAX_VARIABLES = 100;
 /** Sets per variable. */
 export const MAX_SETS = 100;
+/**
+ * Sets of all outputs together: where n output sets overlap, integrating the envelope costs about
+ * n³ per output, so this bounds an evaluation at about half a second (10 outputs × 100 overlapping sets).
+ */
+export const MAX_OUTPUT_SETS = 1000;
 /** Rules, counting an INCREASES/DECREASES rule as the one rule per set of its input it stands for. */
 export const MAX_RULES = 1000;
 /** Conclusions of one rule. */

@@ -2,7 +2,7 @@
 // the first, so that one 400 tells the caller everything to fix.
 
 import { RuleSyntaxError, showValue } from './errors.js';
-import { MAX_CONCLUSIONS, MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from './limits.js';
+import { MAX_CONCLUSIONS, MAX_OUTPUT_SETS, MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from './limits.js';
 import { parseRuleWithColumns, type NameColumns } from './parse.js';
 import type { Condition, RuleAst, ValidationIssue } from './types.js';
 
@@ -196,6 +196,12 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
   }
   const inputs = checkVariables(definition.inputs, 'inputs', issues);
   const outputs = checkVariables(definition.outputs, 'outputs', issues);
+  // (a variable over MAX_SETS is reported on its own)
+  const setCounts = outputs ? Object.values(outputs).map((sets) => (sets ? Object.keys(sets).length : 0)) : [];
+  const outputSets = setCounts.reduce((sum, count) => sum + count, 0);
+  if (outputSets > MAX_OUTPUT_SETS && setCounts.every((count) => count <= MAX_SETS)) {
+    issues.push({ path: 'outputs', message: `an agent has at most ${MAX_OUTPUT_SETS} output sets in all, got ${outputSets}` });
+  }
   const rules = definition.rules;
   const parsedRules: RuleAst[] = [];
   if (!Array.isArray(rules)) {

@@ -268,9 +268,18 @@ describe('size limits (issues, never a stack overflow or an unbounded evaluation
   it('at most 100 variables per side', () => {
     const variables = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [i === 0 ? 'x' : `v${i}`, sets(2)]));
     expect(() => compileAgent(agent({ inputs: variables(100), outputs: { ...variables(99), tip: sets(3) } }))).not.toThrow();
+    // (100 outputs of 2 sets each are 200 output sets, within the limit of 1000 in all)
     expect(issuesOf(agent({ inputs: variables(101) }))).toEqual([{ path: 'inputs', message: 'an agent has at most 100 inputs, got 101' }]);
     expect(issuesOf(agent({ outputs: { ...variables(100), tip: sets(3) } }))).toEqual([
       { path: 'outputs', message: 'an agent has at most 100 outputs, got 101' },
+    ]);
+  });
+
+  it('at most 1000 output sets in all', () => {
+    const outputs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, o) => [o === 0 ? 'tip' : `o${o}`, sets(100)]));
+    expect(() => compileAgent(agent({ outputs: outputs(10) }))).not.toThrow();
+    expect(issuesOf(agent({ outputs: { ...outputs(10), extra: sets(1) } }))).toEqual([
+      { path: 'outputs', message: 'an agent has at most 1000 output sets in all, got 1001' },
     ]);
   });
 
