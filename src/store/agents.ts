@@ -3,7 +3,7 @@ import { ApiError } from '../schema/errors';
 import type { AgentBody } from '../schema/agent';
 import type { FuzzboxDatabase } from './database';
 import { newId, timestamp, timestampAfter } from './ids';
-import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, StoredTrace, VersionRecord } from './records';
+import type { AgentRecord, DeletedAgentRecord, VersionRecord } from './records';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 
@@ -112,26 +112,18 @@ function versionsOf(db: FuzzboxDatabase, agentID: string) {
   return db.versions.where('[versionOf+seq]').between([agentID, Dexie.minKey], [agentID, Dexie.maxKey]);
 }
 
-/** Recomputes an evaluation's trace from the version it ran on. */
-export type TraceOf = (version: VersionRecord, evaluation: EvaluationRecord) => StoredTrace;
-
 /**
- * Removes the agent and all its versions and leaves a tombstone, in one transaction. The
- * agent's evaluation logs stay readable, so each gets its trace written in before the
- * version it was recomputed from goes.
+ * Removes the agent and leaves a tombstone, in one transaction. Its versions move to
+ * retiredVersions: gone from the interface (`GET /version/:id` answers 404), still there for
+ * recomputing the agent's evaluation logs, which stay readable. The logs are not touched, so a
+ * delete costs the agent's versions, not its logs, and needs no more storage than before.
  */
-export function deleteAgent(db: FuzzboxDatabase, userID: string, id: string, traceOf: TraceOf): Promise<void> {
-  return db.transaction('rw', [db.agents, db.versions, db.deletedAgents, db.evaluations], async () => {
+export function deleteAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<void> {
+  return db.transaction('rw', [db.agents, db.versions, db.retiredVersions, db.deletedAgents], async () => {
     await requireAgent(db, userID, id);
-    const versions = new Map((await versionsOf(db, id).toArray()).map((version) => [version.id, version]));
-    await db.evaluations
-      .where('[userID+agentID]')
-      .equals([userID, id])
-      .modify((evaluation) => {
-        const version = versions.get(evaluation.versionID);
-        if (!evaluation.trace && version) evaluation.trace = traceOf(version, evaluation);
-      });
-    await db.versions.bulkDelete([...versions.keys()]);
+    const versions = await versionsOf(db, id).toArray();
+    await db.retiredVersions.bulkAdd(versions);
+    await db.versions.bulkDelete(versions.map((version) => version.id));
     await db.agents.delete(id);
     await db.deletedAgents.add({ id, userID, deletedAt: timestamp() });
   });

@@ -11,15 +11,19 @@ export async function requireEvaluation(db: FuzzboxDatabase, userID: string, req
   return evaluation;
 }
 
-/** The caller's evaluation and, unless its trace is stored, the version to recompute it from. */
+/**
+ * The caller's evaluation and, unless its trace is stored (logs of agents deleted under schema
+ * version 1), the version to recompute it from: a live one, or one its agent's delete retired.
+ */
 export function readEvaluation(
   db: FuzzboxDatabase,
   userID: string,
   reqID: string,
 ): Promise<{ evaluation: EvaluationRecord; version: VersionRecord | undefined }> {
-  return db.transaction('r', db.evaluations, db.versions, async () => {
+  return db.transaction('r', db.evaluations, db.versions, db.retiredVersions, async () => {
     const evaluation = await requireEvaluation(db, userID, reqID);
-    const version = evaluation.trace ? undefined : await db.versions.get(evaluation.versionID);
+    if (evaluation.trace) return { evaluation, version: undefined };
+    const version = (await db.versions.get(evaluation.versionID)) ?? (await db.retiredVersions.get(evaluation.versionID));
     return { evaluation, version };
   });
 }

@@ -49,8 +49,8 @@ export type StoredTrace = Omit<Trace, 'crisp'>;
 
 /**
  * An evaluation log as stored: the input, the immutable version it ran on and the crisp result.
- * The trace is recomputed from the version on read (the engine is deterministic); only when the
- * agent is deleted, and its versions with it, is the trace written into the record.
+ * The trace is recomputed from the version on read (the engine is deterministic), from
+ * retiredVersions once the agent is deleted.
  */
 export interface EvaluationRecord {
   reqID: string;
@@ -62,6 +62,7 @@ export interface EvaluationRecord {
   /** what the app received when it asked to explore (`?explore=`); absent otherwise */
   returned?: Outputs;
   createdAt: string;
+  /** written in by a delete under schema version 1, which dropped the versions; never written since */
   trace?: StoredTrace;
 }
 

@@ -3,7 +3,7 @@ import { agentBodySchema } from '../../schema/agent';
 import { validationError } from '../../schema/errors';
 import * as store from '../../store/agents';
 import type { AgentRecord } from '../../store/records';
-import { compileOrReject, recomputeTrace } from '../compiled-agents';
+import { compileOrReject } from '../compiled-agents';
 import { param, type Context } from '../context';
 import { json, ok } from '../http';
 
@@ -48,12 +48,6 @@ export async function updateAgent(context: Context): Promise<Response> {
 
 /** DELETE /agent/:id */
 export async function deleteAgent(context: Context): Promise<Response> {
-  const versionIDs: string[] = [];
-  const { service } = context;
-  await store.deleteAgent(service.db, context.userID, param(context, 'id'), (version, evaluation) => {
-    versionIDs.push(version.id);
-    return recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input);
-  });
-  for (const id of versionIDs) service.compiledAgents.forget(id);
+  await store.deleteAgent(context.service.db, context.userID, param(context, 'id'));
   return ok();
 }
