@@ -67,12 +67,15 @@ export interface Program {
   readonly outputSetNames: readonly string[];
   readonly outputShapes: readonly Trapezoid[];
   /**
-   * Each output's range minimum and width (1 when the width is 0): the envelope is integrated in
-   * normalised coordinates u = (x − origin) / scale, in [0, 1], so that moments neither overflow
-   * at ±1e308 nor underflow at 1e-300, and the centroid is mapped back to origin + ū · scale.
+   * Each output's range minimum, and the power of two nearest above its width (see powerOfTwoScale):
+   * the envelope is integrated in normalised coordinates u = (x − origin) · inverseScale, within
+   * [0, 2), so that moments neither overflow at ±1e308 nor underflow at 1e-300; the centroid is
+   * mapped back to origin + ū · scale. Scaling by a power of two is exact, so on ordinary ranges the
+   * result is the very number integrating in x (about the origin) gives.
    */
   readonly origins: Float64Array;
   readonly scales: Float64Array;
+  readonly inverseScales: Float64Array;
   /** each output's range maximum, which a centroid rounded beyond it is kept to */
   readonly maxima: Float64Array;
   /** output o owns intervals intervalStart[o] .. intervalStart[o + 1] − 1, from left to right */
@@ -253,6 +256,18 @@ function compileCondition(condition: Condition, index: Map<string, Map<string, n
   }
 }
 
+/**
+ * The power of two at or above `width`, kept within 2^-1022 .. 2^1023 so that it and its inverse
+ * are both doubles (a width above 2^1023 then normalises into [0, 2)); 1 for a width of 0.
+ */
+function powerOfTwoScale(width: number): number {
+  if (width === 0) return 1;
+  let scale = 1;
+  while (scale < width && scale < 2 ** 1023) scale *= 2;
+  while (scale / 2 >= width && scale > 2 ** -1022) scale /= 2;
+  return scale;
+}
+
 /** Degrees of a trapezoid at both ends of [from, to], on which it is one straight piece. */
 function pieceDegrees([a, b, c, d]: Trapezoid, from: number, to: number): [number, number] {
   const middle = from + (to - from) / 2; // from + to overflows near ±1.7e308
@@ -264,6 +279,7 @@ function pieceDegrees([a, b, c, d]: Trapezoid, from: number, to: number): [numbe
 function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCount: number) {
   const origins = new Float64Array(outputCount);
   const scales = new Float64Array(outputCount);
+  const inverseScales = new Float64Array(outputCount);
   const maxima = new Float64Array(outputCount);
   const intervalStart = new Int32Array(outputCount + 1);
   const intervalFrom: number[] = [];
@@ -285,10 +301,12 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
     const corners = [...new Set(sets.flatMap((s) => shapes[s]!))].sort((p, q) => p - q);
     const origin = corners[0]!;
     const maximum = corners[corners.length - 1]!;
-    const scale = maximum - origin || 1;
-    const normalise = (x: number) => (x - origin) / scale;
+    const scale = powerOfTwoScale(maximum - origin);
+    const inverse = 1 / scale;
+    const normalise = (x: number) => (x - origin) * inverse;
     origins[o] = origin;
     scales[o] = scale;
+    inverseScales[o] = inverse;
     maxima[o] = maximum;
     intervalStart[o] = intervalFrom.length;
     for (let k = 0; k + 1 < corners.length; k++) {
@@ -326,6 +344,7 @@ function layOutOutputs(shapes: readonly Trapezoid[], start: Int32Array, outputCo
   return {
     origins,
     scales,
+    inverseScales,
     maxima,
     intervalStart,
     intervalFrom: Float64Array.from(intervalFrom),

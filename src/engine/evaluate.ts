@@ -158,7 +158,7 @@ function sortBreaks(breaks: Float64Array, count: number): void {
  * At its own kink a piece is exactly its height, whatever rounding did to the kink's position; a kink
  * that rounds onto the interval's end (a tiny height on a falling piece) becomes a vertical edge there.
  */
-function integrateOverlap(program: Program, corners: number[] | undefined, k: number, n: number): void {
+function integrateOverlap(program: Program, corners: number[] | undefined, origin: number, inverseScale: number, k: number, n: number): void {
   const { scratchFrom: u0, scratchTo: u1, scratchHeight: h, scratchEndKink: endKink, scratchKinkAt: kinkAt } = program;
   const { scratchBreaks: breaks, sums, inferred } = program;
   let j = 0;
@@ -194,10 +194,9 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
   sortBreaks(breaks, count);
   const from = program.intervalFrom[k]!;
   const to = program.intervalTo[k]!;
-  const uFrom = program.intervalUFrom[k]!;
   const uTo = program.intervalUTo[k]!;
   let previousX = from;
-  let previousU = uFrom;
+  let previousU = program.intervalUFrom[k]!;
   let previousY = 0;
   // the breakpoints, then the interval's end: first with the pieces whose kink rounded onto it at their height
   for (let b = 0; b <= count + 1; b++) {
@@ -209,7 +208,7 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
       y = Math.max(y, atHeight ? h[j]! : Math.min((1 - t) * u0[j]! + t * u1[j]!, h[j]!));
     }
     const x = t === 1 ? to : Math.min(from + t * (to - from), to);
-    const u = t === 1 ? uTo : Math.min(uFrom + t * (uTo - uFrom), uTo);
+    const u = t === 1 ? uTo : (x - origin) * inverseScale;
     if (b > 0) addEdge(sums, corners, previousX, previousU, previousY, x, u, y);
     previousX = x;
     previousU = u;
@@ -224,6 +223,8 @@ function integrateOverlap(program: Program, corners: number[] | undefined, k: nu
  */
 function integrate(program: Program, o: number, corners: number[] | undefined): void {
   const { intervalStart, intervalFrom, intervalTo, intervalUFrom, intervalUTo, pieceStart, pieceSet, pieceFrom, pieceTo, inferred, sums } = program;
+  const origin = program.origins[o]!;
+  const inverseScale = program.inverseScales[o]!;
   sums.fill(0);
   for (let k = intervalStart[o]!; k < intervalStart[o + 1]!; k++) {
     let n = 0;
@@ -248,12 +249,12 @@ function integrate(program: Program, o: number, corners: number[] | undefined): 
       } else {
         const t = (h - a) / (b - a);
         const kink = Math.min(from + t * (to - from), to);
-        const uKink = Math.min(uFrom + t * (uTo - uFrom), uTo);
+        const uKink = (kink - origin) * inverseScale;
         addEdge(sums, corners, from, uFrom, Math.min(a, h), kink, uKink, h);
         addEdge(sums, corners, kink, uKink, h, to, uTo, Math.min(b, h));
       }
     } else if (n > 1) {
-      integrateOverlap(program, corners, k, n);
+      integrateOverlap(program, corners, origin, inverseScale, k, n);
     } else if (corners) {
       corners.push(from, 0, to, 0);
     }
