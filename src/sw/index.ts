@@ -64,7 +64,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
 
   worker.addEventListener('fetch', (event) => {
     const url = new URL(event.request.url);
-    if (isServiceRequest(url)) {
+    // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
+    if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       event.respondWith(handler().handle(event.request).catch(internalError));
     } else if (options.offlineFiles !== undefined && event.request.method === 'GET' && url.origin === worker.location.origin) {
       event.respondWith(networkThenCache(worker, event.request));

@@ -177,6 +177,17 @@ describe('the REST interface in the worker', () => {
     await context.close();
   });
 
+  it('leaves navigations to the network even at service paths, so the app\'s own pages still load', async () => {
+    const context = await shared.browser.newContext();
+    const page = await openControlled(context);
+    const response = await page.goto(`${shared.server.origin}/account`);
+    // The static server's own 404 page, not the worker's JSON 405 for GET /account.
+    expect(response!.status()).toBe(404);
+    expect(await page.textContent('body')).toBe('not found');
+    expect(shared.server.requests.at(-1)).toBe('/account');
+    await context.close();
+  });
+
   it('keeps every record when an updated worker takes over', async () => {
     const context = await shared.browser.newContext();
     const page = await openControlled(context);
