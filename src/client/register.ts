@@ -1,7 +1,7 @@
 // Registration with workbox-window that resolves only once the worker controls the page, so the
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
-import { CLAIM } from '../sw/messages';
+import { CLAIM, SKIP_WAITING } from '../sw/messages';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
@@ -36,17 +36,8 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
         'http://localhost) and a browser that supports them.',
     );
   }
-  const workbox = new Workbox(String(url), options.scope === undefined ? {} : { scope: options.scope });
-  workbox.addEventListener('waiting', () => {
-    options.onUpdate?.({
-      activate: () => {
-        const controlled = nextControllerChange(container);
-        workbox.messageSkipWaiting();
-        return withTimeout(controlled, timeout, 'the updated fuzzbox worker did not take control');
-      },
-    });
-  });
-
+  const scriptURL = new URL(url, globalThis.location.href).href;
+  const workbox = new Workbox(scriptURL, options.scope === undefined ? {} : { scope: options.scope });
   const registration = await withTimeout(
     workbox.register({ immediate: true }).catch((error: unknown) => {
       throw new WorkerRegistrationError(`fuzzbox: could not register ${String(url)}: ${String(error)}`, { cause: error });
@@ -61,20 +52,76 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
         'so the worker can never answer its requests; serve the worker from a directory above the page.',
     );
   }
-  await withTimeout(untilControlled(container), timeout, 'the fuzzbox worker did not take control of this page');
+  await withTimeout(
+    untilControlled(container, registration, scriptURL),
+    timeout,
+    'the fuzzbox worker did not take control of this page',
+  );
+  const { onUpdate } = options;
+  if (onUpdate) announceUpdates(container, registration, timeout, onUpdate);
   return { registration, update: () => workbox.update() };
 }
 
 /**
+ * Controlled means controlled by the worker at `scriptURL`: an older worker, registered before
+ * the app changed the URL (say, added `?basePath=/api/`), would answer with its old options.
  * First visit: the worker claims the page as it activates. Reload: the page starts controlled.
- * Hard reload: the worker is active but leaves the page alone until asked to claim it.
+ * Hard reload: the worker is active but leaves the page alone until asked to claim it. Changed
+ * URL: the new worker installs and waits behind the old one, and is activated at once, as on a
+ * first install, since the page cannot work with the old one.
  */
-async function untilControlled(container: ServiceWorkerContainer): Promise<void> {
-  if (container.controller) return;
-  const controlled = nextControllerChange(container);
-  const registration = await container.ready;
-  if (!container.controller) registration.active?.postMessage({ type: CLAIM });
-  await controlled;
+async function untilControlled(container: ServiceWorkerContainer, registration: ServiceWorkerRegistration, scriptURL: string): Promise<void> {
+  while (container.controller?.scriptURL !== scriptURL) {
+    const ours = (worker: ServiceWorker | null) => (worker?.scriptURL === scriptURL ? worker : undefined);
+    const controlled = nextControllerChange(container);
+    const active = ours(registration.active);
+    const waiting = ours(registration.waiting);
+    const installing = ours(registration.installing);
+    if (active) active.postMessage({ type: CLAIM });
+    else if (waiting) waiting.postMessage({ type: SKIP_WAITING });
+    if (active || waiting) await controlled;
+    else await nextChange(registration, installing);
+  }
+}
+
+/** Until the registration has something new to look at: a worker found, or one changing state. */
+function nextChange(registration: ServiceWorkerRegistration, installing: ServiceWorker | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    registration.addEventListener('updatefound', () => resolve(), { once: true });
+    installing?.addEventListener('statechange', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Every newer worker that installs and waits is announced, however many a page lives through
+ * (workbox-window's own `waiting` event stops after the first update found by another page).
+ */
+function announceUpdates(
+  container: ServiceWorkerContainer,
+  registration: ServiceWorkerRegistration,
+  timeout: number,
+  onUpdate: (update: WorkerUpdate) => void,
+): void {
+  const announced = new WeakSet<ServiceWorker>();
+  const announceIfWaiting = (worker: ServiceWorker) => {
+    if (worker.state !== 'installed' || registration.waiting !== worker || announced.has(worker)) return;
+    announced.add(worker);
+    onUpdate({
+      activate: () => {
+        const controlled = nextControllerChange(container);
+        worker.postMessage({ type: SKIP_WAITING });
+        return withTimeout(controlled, timeout, 'the updated fuzzbox worker did not take control');
+      },
+    });
+  };
+  const watch = (worker: ServiceWorker | null) => {
+    if (!worker) return;
+    worker.addEventListener('statechange', () => announceIfWaiting(worker));
+    announceIfWaiting(worker);
+  };
+  registration.addEventListener('updatefound', () => watch(registration.installing));
+  watch(registration.installing);
+  watch(registration.waiting);
 }
 
 function nextControllerChange(container: ServiceWorkerContainer): Promise<void> {

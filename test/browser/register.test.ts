@@ -43,6 +43,52 @@ describe('registerFuzzyWorker', () => {
     await context.close();
   });
 
+  it('resolves only once the worker at the registered URL controls the page, after the app changed that URL', async () => {
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await openFixture(page);
+    await register(page);
+    await page.reload();
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    // The app now serves its interface under /api/: the old worker (basePath /) still controls the page.
+    const after = await page.evaluate(async () => {
+      await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath=/api/');
+      const response = await fetch('/api/version');
+      return { controller: navigator.serviceWorker.controller!.scriptURL, status: response.status };
+    });
+    expect(after).toEqual({ controller: `${shared.server.origin}/fuzzbox-sw.js?basePath=/api/`, status: 200 });
+    expect(shared.server.requests).not.toContain('/api/version');
+    await context.close();
+  });
+
+  it('announces every update a page lives through, not only the first', async () => {
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await openFixture(page);
+    await page.evaluate(async () => {
+      const announced: Array<{ activate(): Promise<void> }> = [];
+      const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', { onUpdate: (update) => announced.push(update) });
+      Object.assign(window, { announced, worker });
+    });
+    const controllers: string[] = [];
+    for (const build of [1, 2]) {
+      shared.server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${build} ${Date.now()}\n`)]));
+      await page.evaluate(() => (window as unknown as { worker: { update(): Promise<void> } }).worker.update());
+      await page.waitForFunction((count) => (window as unknown as { announced: unknown[] }).announced.length === count, build);
+      controllers.push(
+        await page.evaluate(async () => {
+          const { announced } = window as unknown as { announced: Array<{ activate(): Promise<void> }> };
+          const before = navigator.serviceWorker.controller;
+          await announced.at(-1)!.activate();
+          return navigator.serviceWorker.controller !== before ? 'switched' : 'same';
+        }),
+      );
+    }
+    expect(controllers).toEqual(['switched', 'switched']);
+    expect(await page.evaluate(() => (window as unknown as { announced: unknown[] }).announced.length)).toBe(2);
+    await context.close();
+  });
+
   it('rejects with a clear error when the worker cannot be registered or never takes control', async () => {
     const context = await shared.browser.newContext();
     const page = await context.newPage();
