@@ -2,10 +2,12 @@
 //   1. one evaluation's round trip through the worker vs calling handle() in the page (median, p95)
 //   2. evaluations per second through the worker with 32 requests in flight
 //   3. one batch of 4096 evaluations, every log stored, through the worker
+// Beside each, the platform's floor on this machine, with none of fuzzbox's code: a worker that
+// answers at once, a postMessage round trip, and 4096 bare IndexedDB adds in one transaction.
 // Targets (issue 4): worker ≤ in-page + 2 ms median; ≥ 1,500 evaluations/s; the batch ≤ 300 ms.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join, relative } from 'node:path';
@@ -105,21 +107,74 @@ async function benchmark() {
     return { median: times[2]!, best: times[0]! };
   }
 
+  /** A frame controlled by /floor/worker.js, a worker that answers /floor/version at once and echoes messages. */
+  async function floorWorker() {
+    const registration = await navigator.serviceWorker.register('/floor/worker.js', { scope: '/floor/' });
+    const worker = (registration.installing ?? registration.waiting ?? registration.active)!;
+    while (worker.state !== 'activated') await new Promise((changed) => worker.addEventListener('statechange', changed, { once: true }));
+    const frame = document.createElement('iframe');
+    const loaded = new Promise((done) => frame.addEventListener('load', done, { once: true }));
+    frame.src = '/floor/frame.html';
+    document.body.append(frame);
+    await loaded;
+    const view = frame.contentWindow as Window & typeof globalThis;
+    if (view.navigator.serviceWorker.controller === null) throw new Error('the floor worker does not control its frame');
+    const echo = () =>
+      new Promise((answered) => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = answered;
+        worker.postMessage('ping', [channel.port2]);
+      });
+    return { hop: () => view.fetch('/floor/version').then((response) => response.json()), echo };
+  }
+
+  /** 4096 records shaped like evaluation logs, one IndexedDB add each, one strict transaction, no library. */
+  async function bareAdds() {
+    const db = await new Promise<IDBDatabase>((opened, failed) => {
+      const request = indexedDB.open('bench-bare-indexeddb', 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore('evaluations', { keyPath: 'reqID' }).createIndex('[userID+agentID]', ['userID', 'agentID']);
+      };
+      request.onsuccess = () => opened(request.result);
+      request.onerror = () => failed(request.error);
+    });
+    const id = 'V'.repeat(26);
+    return batches(async (inputs) => {
+      const createdAt = new Date().toISOString();
+      await new Promise((committed, failed) => {
+        const transaction = db.transaction('evaluations', 'readwrite', { durability: 'strict' });
+        const store = transaction.objectStore('evaluations');
+        for (const input of inputs as Array<Record<string, number>>) {
+          store.add({ reqID: crypto.randomUUID(), userID: id, agentID: id, versionID: id, input, crisp: { fan: 50 }, createdAt });
+        }
+        transaction.oncomplete = committed;
+        transaction.onerror = () => failed(transaction.error);
+      });
+      return inputs;
+    });
+  }
+
   const { registerFuzzyWorker } = (await import('/dist/client.js' as string)) as typeof import('../src/client');
   await registerFuzzyWorker('/fuzzbox-sw.js');
   const worker = await setUp(viaWorker);
   const inPageService = await setUp(viaPage);
+  const floor = await floorWorker();
   // GET /version touches no storage: what Chromium's page → worker → page hop costs here.
   const hop = () => fetch('/version').then((response) => response.json());
   return {
     hop: await roundTrips(hop),
     hopPerSecond: await perSecond(hop),
+    floorHop: await roundTrips(floor.hop),
+    floorHopPerSecond: await perSecond(floor.hop),
+    echo: await roundTrips(floor.echo),
+    echoPerSecond: await perSecond(floor.echo),
     workerTrip: await roundTrips((i) => worker(inputs(i))),
     pageTrip: await roundTrips((i) => inPageService(inputs(i))),
     workerPerSecond: await perSecond((i) => worker(inputs(i))),
     pagePerSecond: await perSecond((i) => inPageService(inputs(i))),
     workerBatch: await batches(worker),
     pageBatch: await batches(inPageService),
+    bareBatch: await bareAdds(),
   };
 }
 
@@ -128,7 +183,10 @@ async function benchmark() {
 writeFileSync(
   join(bundleDir, 'bench.html'),
   `<!doctype html><meta charset="utf-8">
-<script type="importmap">{ "imports": { "workbox-window": "/vendor/workbox-window.mjs" } }</script>
+<script type="importmap">{ "imports": {
+  "workbox-window": "/vendor/workbox-window.mjs",
+  "workbox-window/build/workbox-window.prod.mjs": "/vendor/workbox-window.mjs"
+} }</script>
 <script>window.__name = (target) => target; /* tsx keeps function names with this helper */</script>
 <script type="module">
 const benchmark = ${benchmark.toString()};
@@ -137,12 +195,26 @@ benchmark().then(report, (error) => report({ error: String(error?.stack ?? error
 </script>`,
 );
 
+// The floor: no fuzzbox code at all, just what Chromium charges for a worker hop.
+mkdirSync(join(bundleDir, 'floor'));
+writeFileSync(join(bundleDir, 'floor/frame.html'), '<!doctype html><meta charset="utf-8"><title>floor</title>');
+writeFileSync(
+  join(bundleDir, 'floor/worker.js'),
+  `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (event) => {
+  if (event.request.url.endsWith('/floor/version')) event.respondWith(new Response('{"version":"floor"}', { headers: { 'Content-Type': 'application/json' } }));
+});
+self.addEventListener('message', (event) => event.ports[0].postMessage(event.data));`,
+);
+
 const server = await startStaticServer({
   '/': 'test/browser/fixtures',
   '/fuzzbox-sw.js': 'dist/fuzzbox-sw.js',
   '/dist/': 'dist',
   '/vendor/workbox-window.mjs': 'node_modules/workbox-window/build/workbox-window.prod.mjs',
   '/bench/': relative(root, bundleDir),
+  '/floor/': relative(root, join(bundleDir, 'floor')),
 });
 
 async function pageReport(): Promise<Figures> {
@@ -171,12 +243,17 @@ try {
   console.log(`one evaluation, fetch() → worker:        ${trip(figures.workerTrip)}`);
   console.log(`one evaluation, handle() in the page:    ${trip(figures.pageTrip)}`);
   console.log(`  the worker adds ${ms(figures.workerTrip.median - figures.pageTrip.median)} at the median (target ≤ 2 ms);`);
-  console.log(`  Chromium's bare page → worker hop (GET /version, no storage): ${trip(figures.hop)}`);
+  console.log(`  fuzzbox's worker, GET /version (no storage):               ${trip(figures.hop)}`);
+  console.log(`  floor: a worker answering at once, no fuzzbox code:          ${trip(figures.floorHop)}`);
+  console.log(`  floor: postMessage round trip to that worker:                ${trip(figures.echo)}`);
   console.log(`32 in flight, fetch() → worker:          ${rate(figures.workerPerSecond)} evaluations (target ≥ 1,500/s)`);
   console.log(`32 in flight, handle() in the page:      ${rate(figures.pagePerSecond)} evaluations`);
-  console.log(`  Chromium's bare hop with 32 in flight (GET /version): ${rate(figures.hopPerSecond)}`);
+  console.log(`  fuzzbox's worker, GET /version (no storage):               ${rate(figures.hopPerSecond)}`);
+  console.log(`  floor: a worker answering at once, no fuzzbox code:          ${rate(figures.floorHopPerSecond)}`);
+  console.log(`  floor: postMessage round trips to that worker:               ${rate(figures.echoPerSecond)}`);
   console.log(`batch of 4096 with logs, fetch() → worker: median of 5 ${ms(figures.workerBatch.median)}, best ${ms(figures.workerBatch.best)} (target ≤ 300 ms)`);
   console.log(`batch of 4096 with logs, in the page:      median of 5 ${ms(figures.pageBatch.median)}, best ${ms(figures.pageBatch.best)}`);
+  console.log(`  floor: 4096 log-shaped records, bare IndexedDB adds in one strict transaction: median of 5 ${ms(figures.bareBatch.median)}, best ${ms(figures.bareBatch.best)}`);
 } finally {
   const exited = once(browser, 'exit');
   browser.kill();
