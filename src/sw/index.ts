@@ -4,6 +4,7 @@
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
 import { createFuzzyService, routes } from '../api';
 import { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING } from './messages';
+import { offlineFiles } from './offline';
 
 export { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING };
 
@@ -16,15 +17,15 @@ export interface FuzzyWorkerOptions {
   signup?: boolean;
   /**
    * Same-origin files the app needs to start offline (its page, scripts, styles): a list of URLs,
-   * or the URL of a JSON file holding that list. They are cached when the worker installs and
-   * served from that cache whenever the network fails.
+   * or the URL of a JSON file holding that list. They are cached when the worker installs,
+   * refreshed from every successful network answer, and served from that cache whenever the
+   * network fails; the worker answers only these files and navigations (the app's pages).
    */
   offlineFiles?: readonly string[] | string;
 }
 
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
 const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
-const offlineCachePrefix = 'fuzzbox-offline-';
 
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {
   const basePath = withSlashes(options.basePath ?? '/');
@@ -48,12 +49,14 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     return serviceRoots.has(url.pathname.slice(basePath.length).split('/')[0]!);
   };
 
+  const offline = options.offlineFiles === undefined ? undefined : offlineFiles(worker, options.offlineFiles);
+
   worker.addEventListener('install', (event) => {
-    if (options.offlineFiles !== undefined) event.waitUntil(cacheOfflineFiles(worker, options.offlineFiles));
+    if (offline) event.waitUntil(offline.install());
   });
 
   worker.addEventListener('activate', (event) => {
-    event.waitUntil(Promise.all([worker.clients.claim(), dropOutdatedCaches(worker)]));
+    event.waitUntil(Promise.all([worker.clients.claim(), offline?.activate()]));
   });
 
   worker.addEventListener('message', (event) => {
@@ -67,8 +70,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       event.respondWith(handler().handle(event.request).catch(internalError));
-    } else if (options.offlineFiles !== undefined && event.request.method === 'GET' && url.origin === worker.location.origin) {
-      event.respondWith(networkThenCache(worker, event.request));
+    } else if (offline && url.origin === worker.location.origin && offline.owns(event.request)) {
+      offline.answer(event);
     }
   });
 }
@@ -84,46 +87,4 @@ function internalError(error: unknown): Response {
     status: 500,
     headers: { 'Content-Type': 'application/json; charset=utf-8' },
   });
-}
-
-/**
- * One cache per distinct file list, named by the list's hash: an update with new files installs
- * beside the old cache, and the old one is dropped only once the new worker is active.
- */
-async function cacheOfflineFiles(worker: ServiceWorkerGlobalScope, files: readonly string[] | string): Promise<void> {
-  const list = typeof files === 'string' ? await fetchFileList(worker, files) : files;
-  const urls = [...new Set(list.map((file) => new URL(file, worker.location.href).href))].sort();
-  const digest = await worker.crypto.subtle.digest('SHA-256', new TextEncoder().encode(urls.join('\n')));
-  const name = offlineCachePrefix + [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  await worker.caches.delete(name);
-  const cache = await worker.caches.open(name);
-  await cache.addAll(urls.map((url) => new Request(url, { cache: 'reload' })));
-}
-
-async function fetchFileList(worker: ServiceWorkerGlobalScope, listURL: string): Promise<string[]> {
-  const url = new URL(listURL, worker.location.href);
-  const response = await worker.fetch(url, { cache: 'reload' });
-  if (!response.ok) throw new Error(`fuzzbox worker: the offline file list ${url.href} answered ${response.status}`);
-  const list: unknown = await response.json();
-  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) {
-    throw new Error(`fuzzbox worker: ${url.href} must hold a JSON array of URLs`);
-  }
-  // Relative entries in the list are relative to the list itself.
-  return list.map((entry: string) => new URL(entry, url).href);
-}
-
-/** Cache Storage keeps caches in creation order: the newest offline cache is the current one. */
-async function dropOutdatedCaches(worker: ServiceWorkerGlobalScope): Promise<void> {
-  const offline = (await worker.caches.keys()).filter((name) => name.startsWith(offlineCachePrefix));
-  await Promise.all(offline.slice(0, -1).map((name) => worker.caches.delete(name)));
-}
-
-async function networkThenCache(worker: ServiceWorkerGlobalScope, request: Request): Promise<Response> {
-  try {
-    return await worker.fetch(request);
-  } catch (networkFailure) {
-    const cached = await worker.caches.match(request, { ignoreSearch: request.mode === 'navigate' });
-    if (cached) return cached;
-    throw networkFailure;
-  }
 }
