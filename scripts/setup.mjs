@@ -3,7 +3,8 @@
 // `npm run bench` work on a clean clone: npm packages always, Debian's Chromium with --browser.
 // Uses only Node built-ins, because it runs before node_modules exists.
 import { execSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -13,18 +14,18 @@ const quiet = args.has('--quiet');
 const log = (message) => quiet || console.log(`[setup] ${message}`);
 const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' });
 
-function packagesAreInstalled() {
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
-  return existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
-}
+// node_modules is current when it was installed from this very lock file. Compared by content,
+// not by time: npm writes the lock and node_modules' own copy in no guaranteed order.
+const stamp = join(root, 'node_modules', '.fuzzbox-lock-hash');
+const lockHash = createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
 
-if (!packagesAreInstalled()) {
+if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockHash) {
   log('installing npm packages (npm ci)');
   run('npm ci --no-audit --no-fund');
+  writeFileSync(stamp, lockHash);
 }
 
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 if (args.has('--browser') && !existsSync(chromiumPath)) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
