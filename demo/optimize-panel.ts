@@ -1,7 +1,8 @@
 // The "Optimise" panel: tunes the agent on the screen from the feedback its evaluations got
 // (POST /agent/:id/optimize, docs/LEARNING.md), shows the estimated before/after and every number
 // that moved, with a progress bar fed by the worker's progress broadcasts. A "simulate" button
-// produces explored evaluations with feedback from a made-up rule, so there is something to learn.
+// produces explored evaluations with feedback from a made-up rule, so there is something to learn;
+// it rates them under its own metric, so they never mix with the ratings a person gives (`rating`).
 import { FuzzyApiError } from '../src/client';
 import type { Inputs } from '../src/engine/types';
 import type { Agent, OptimizeResult } from '../src/schema';
@@ -11,6 +12,7 @@ import type { DemoContext } from './main';
 
 const SIMULATED_DINERS = 200;
 const EXPLORATION = 0.15;
+const SIMULATED_METRIC = 'simulated rating';
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, text = '', className = ''): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -43,13 +45,14 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     'p',
     'fuzzbox can tune this agent from the feedback its evaluations got: it moves the output sets and the rules’ weights ' +
       '(and, if you tick the box, the input sets) where the feedback says answers went better, keeping every variable, set and rule. ' +
-      'It learns from evaluations whose answers were varied on purpose (explored); “Simulate” makes 200 of them, rated by made-up diners whose idea of a fair tip the agent never sees.',
+      'It learns from evaluations whose answers were varied on purpose (explored); “Simulate” makes 200 of them, rated by made-up diners whose idea of a fair tip the agent never sees. ' +
+      `Their ratings are kept under the metric “${SIMULATED_METRIC}”, apart from your own 1–5 ratings (metric “rating”).`,
     'small',
   );
 
   const metric = element('input');
-  metric.value = 'rating';
-  metric.size = 10;
+  metric.value = SIMULATED_METRIC;
+  metric.size = 16;
   metric.setAttribute('aria-label', 'metric');
   const goal = element('select');
   goal.setAttribute('aria-label', 'goal');
@@ -113,11 +116,12 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
         evaluations.map(async ({ outputs, evaluationID }, i) => {
           const tip = outputs.tip;
           if (tip === undefined) return;
-          await context.client.postFeedback(evaluationID, { [metric.value]: simulatedRating(situations[i]!, tip) });
+          await context.client.postFeedback(evaluationID, { [SIMULATED_METRIC]: simulatedRating(situations[i]!, tip) });
           progress.value = ++posted;
         }),
       );
-      say(`${posted} explored evaluations rated by simulated diners (metric “${metric.value}”). Now preview or optimise.`);
+      metric.value = SIMULATED_METRIC;
+      say(`${posted} explored evaluations rated by simulated diners (metric “${SIMULATED_METRIC}”). Now preview or optimise.`);
     } catch (error) {
       fail(error);
     } finally {

@@ -112,6 +112,27 @@ describe('the demo', () => {
     await context.close();
   });
 
+  it('keeps the Optimise panel\'s simulated ratings apart from the ratings a person gives', async () => {
+    const context = await shared.browser.newContext();
+    const page = await openDemo(context);
+    await page.click('[data-rating="4"]');
+    await page.waitForFunction(() => document.querySelector('#history tr.current td:last-child')?.textContent === 'rating 4');
+    const panel = page.locator('#optimise-panel');
+    expect(await panel.getByRole('textbox', { name: 'metric' }).inputValue()).toBe('simulated rating');
+    await panel.getByRole('button', { name: /Simulate/ }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/200 explored evaluations/);
+
+    expect(await panel.getByRole('status').textContent()).toMatch(/rated by simulated diners \(metric “simulated rating”\)/);
+    // The person's own 4 is the only `rating` there is: the 200 simulated ones did not join it.
+    await panel.getByRole('textbox', { name: 'metric' }).fill('rating');
+    await panel.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent()).toMatch(/on "rating" yet: 1 evaluations carry this metric/);
+    await panel.getByRole('textbox', { name: 'metric' }).fill('simulated rating');
+    await panel.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/Learnt from 200 evaluations\. Estimated mean simulated rating:/);
+    await context.close();
+  });
+
   it('offers an updated worker, and after switching to it every evaluation is still there', async () => {
     const context = await shared.browser.newContext();
     const page = await openDemo(context);

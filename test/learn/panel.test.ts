@@ -23,7 +23,7 @@ describe('the optimise panel', () => {
 
     // no feedback yet: the service's 400 is shown as it is
     await panel.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => panel.getByRole('status').textContent()).toMatch(/carries the metric "rating"/);
+    await expect.poll(() => panel.getByRole('status').textContent()).toMatch(/carries the metric "simulated rating"/);
 
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/200 explored evaluations/);
@@ -40,7 +40,7 @@ describe('the optimise panel', () => {
     await panel.getByRole('button', { name: 'Optimise and save' }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/Saved as a new version/);
     const status = (await panel.getByRole('status').textContent())!;
-    const [, before, after] = status.match(/rating: (\d+(?:\.\d+)?) → (\d+(?:\.\d+)?)/)!;
+    const [, before, after] = status.match(/simulated rating: (\d+(?:\.\d+)?) → (\d+(?:\.\d+)?)/)!;
     expect(Number(after)).toBeGreaterThan(Number(before));
     expect(await panel.locator('table tr').count()).toBeGreaterThan(1); // a header and one row per change
     expect(await versions(page, agentBefore!)).toBe(versionsBefore + 1);
