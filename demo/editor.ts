@@ -7,6 +7,9 @@ const fields = ['name', 'inputs', 'outputs', 'rules'] as const;
 type Field = (typeof fields)[number];
 
 export class AgentEditor {
+  /** The line (from 0) of the rules box each rule of the last `read()` came from, blank lines skipped. */
+  #ruleLines: number[] = [];
+
   constructor(private readonly form: HTMLFormElement) {}
 
   show(agent: AgentBody): void {
@@ -31,14 +34,13 @@ export class AgentEditor {
     const inputs = variables('inputs');
     const outputs = variables('outputs');
     if (!inputs || !outputs) return null;
-    const rules = this.#control('rules')
-      .value.split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '');
+    const lines = this.#control('rules').value.split('\n').map((line) => line.trim());
+    this.#ruleLines = lines.flatMap((line, index) => (line === '' ? [] : [index]));
+    const rules = this.#ruleLines.map((index) => lines[index]!);
     return { name: this.#control('name').value.trim(), inputs, outputs, rules };
   }
 
-  /** Puts each issue under its field; `rules[2]` becomes "Rule 3: …" under the rules. */
+  /** Puts each issue under its field; `rules[2]` becomes "Rule on line 3: …" (the line in the box) under the rules. */
   showIssues(message: string, issues: readonly ValidationIssue[]): void {
     this.clearErrors();
     const placed = issues.filter((issue) => {
@@ -46,11 +48,15 @@ export class AgentEditor {
       const field = fields.find((name) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`));
       if (!field) return false;
       const rule = /^rules[.[](\d+)/.exec(path);
-      const where = rule ? `Rule ${Number(rule[1]) + 1}: ` : path === field ? '' : `${path.slice(field.length + 1).replace(/]$/, '')}: `;
+      const where = rule ? `Rule on line ${this.#lineOfRule(Number(rule[1]))}: ` : path === field ? '' : `${path.slice(field.length + 1).replace(/]$/, '')}: `;
       this.#showError(field, where + issue.message);
       return true;
     });
     if (placed.length === 0) this.#showError('general', message);
+  }
+
+  #lineOfRule(rule: number): number {
+    return (this.#ruleLines[rule] ?? rule) + 1;
   }
 
   clearErrors(): void {

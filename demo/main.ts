@@ -135,7 +135,7 @@ function buildSliders(): void {
       inputs[name] = Number(slider.value);
       figure.querySelector('output')!.textContent = formatNumber(inputs[name]!);
       const trace = evaluate(compiled!, inputs, { trace: true }) as Trace;
-      draw(trace, trace.crisp, 'preview — release the slider to store this evaluation');
+      draw(trace, trace.crisp, 'preview — release the slider to store this evaluation', current());
     });
     slider.addEventListener('change', () => void evaluateAndStore());
     container.append(figure);
@@ -148,7 +148,7 @@ async function evaluateAndStore(): Promise<void> {
     const evaluation = await client.evaluate(agent.id, inputs, { meta: true });
     rememberEvaluation(evaluation.evaluationID);
     shownEvaluation = evaluation.evaluationID;
-    draw(evaluation.meta!, evaluation.outputs, 'stored');
+    draw(evaluation.meta!, evaluation.outputs, 'stored', current());
     resetFeedbackForm();
     await showHistory();
   } catch (error) {
@@ -158,23 +158,35 @@ async function evaluateAndStore(): Promise<void> {
 
 type Steps = Pick<EvaluationMeta, 'fuzzified' | 'inferred' | 'clipped' | 'combined' | 'centroid'>;
 
-function draw(steps: Steps, crisp: Record<string, number>, state: string): void {
+/** The agent (version) an evaluation is drawn with: its sets, and compiled for ranges and rule strengths. */
+interface DrawnAgent {
+  definition: AgentBody;
+  compiled: CompiledAgent;
+}
+
+const current = (): DrawnAgent => ({ definition: agent!, compiled: compiled! });
+
+function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn: DrawnAgent): void {
   for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
     const name = figure.dataset.input!;
-    const variable = agent!.inputs[name]!;
-    const { range } = compiled!.inputs[name]!;
+    const plot = figure.querySelector('.plot')!;
+    const variable = drawn.definition.inputs[name];
+    // an input the agent gained after this evaluation's version
+    if (!variable) {
+      plot.replaceChildren();
+      continue;
+    }
+    const { range } = drawn.compiled.inputs[name]!;
     const sets = Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)]));
-    figure.querySelector('.plot')!.replaceChildren(
-      drawInput(name, { range, sets, value: inputs[name]!, degrees: steps.fuzzified[name] ?? {} }),
-    );
+    plot.replaceChildren(drawInput(name, { range, sets, value: inputs[name]!, degrees: steps.fuzzified[name] ?? {} }));
   }
-  showRules();
+  showRules(drawn.compiled);
   const answer = $('#answer');
   answer.replaceChildren();
   const charts = $('#outputs');
   charts.replaceChildren();
-  for (const [name, variable] of Object.entries(agent!.outputs)) {
-    const { range } = compiled!.outputs[name]!;
+  for (const [name, variable] of Object.entries(drawn.definition.outputs)) {
+    const { range } = drawn.compiled.outputs[name]!;
     const value = crisp[name];
     const line = document.createElement('p');
     line.className = 'result';
@@ -210,10 +222,10 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string): void 
   answer.append(note);
 }
 
-function showRules(): void {
+function showRules(rulesOf: CompiledAgent): void {
   const list = $('#rules');
   list.replaceChildren(
-    ...activations(compiled!, inputs).map(({ rule, strength }) => {
+    ...activations(rulesOf, inputs).map(({ rule, strength }) => {
       const item = document.createElement('li');
       item.className = strength > 0 ? 'fired' : 'idle';
       item.innerHTML = `<code></code><span class="bar"><span></span></span><span class="strength"></span>`;
@@ -263,6 +275,8 @@ const describe = (values: Record<string, number>) =>
 
 async function showStoredEvaluation(id: string): Promise<void> {
   const log = await client.getEvaluation(id);
+  // An older evaluation may come from an earlier version of the agent: draw it with that one.
+  const version = await client.getVersion(log.versionID);
   inputs = { ...inputs, ...log.input };
   for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
     const value = inputs[figure.dataset.input!]!;
@@ -270,7 +284,7 @@ async function showStoredEvaluation(id: string): Promise<void> {
     figure.querySelector('output')!.textContent = formatNumber(value);
   }
   shownEvaluation = id;
-  draw(log, log.crisp, 'stored');
+  draw(log, log.crisp, 'stored', { definition: version, compiled: compileAgent(version) });
   resetFeedbackForm();
   await showHistory();
 }

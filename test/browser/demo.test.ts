@@ -70,13 +70,35 @@ describe('the demo', () => {
     await context.close();
   });
 
+  it('draws an older evaluation from the history with the version of the agent that made it', async () => {
+    const context = await shared.browser.newContext();
+    const page = await openDemo(context);
+    const sampleRules = await texts(page, '#rules li code');
+    expect(sampleRules).toHaveLength(3);
+    await page.fill('#editor [name="rules"]', sampleRules[0]!);
+    await page.click('#editor [name="save"]');
+    await waitForEvaluations(page, 2);
+    await page.waitForFunction(() => document.querySelectorAll('#rules li').length === 1);
+
+    await page.click('#history tr:last-child'); // the first evaluation, made by version 1
+    await page.waitForFunction(() => document.querySelector('#history tr:last-child')?.classList.contains('current'));
+    expect(await texts(page, '#rules li code')).toEqual(sampleRules);
+    expect(await texts(page, '#rules .strength')).toEqual(['does not fire', '0.70', '0.50']);
+    await context.close();
+  });
+
   it("shows the service's validation messages next to the field at fault", async () => {
     const context = await shared.browser.newContext();
     const page = await openDemo(context);
     await page.fill('#editor [name="rules"]', 'IF service IS good THEN tip IS average\nIF service IS amazing THEN tip IS low');
     await page.click('#editor [name="save"]');
     await page.waitForFunction(() => document.querySelector('[data-error-for="rules"]')?.textContent !== '');
-    expect(await page.textContent('[data-error-for="rules"]')).toMatch(/^Rule 2: .*amazing/);
+    expect(await page.textContent('[data-error-for="rules"]')).toMatch(/^Rule on line 2: .*amazing/);
+    // Numbered by the line it is on in the box, blank lines included.
+    await page.fill('#editor [name="rules"]', 'IF service IS good THEN tip IS average\n\nIF service IS amazing THEN tip IS low');
+    await page.click('#editor [name="save"]');
+    await page.waitForFunction(() => /line 3/.test(document.querySelector('[data-error-for="rules"]')?.textContent ?? ''));
+    expect(await page.textContent('[data-error-for="rules"]')).toMatch(/^Rule on line 3: .*amazing/);
     expect(await page.getAttribute('#editor [name="rules"]', 'class')).toContain('invalid');
 
     await page.fill('#editor [name="rules"]', 'IF service IS good THEN tip IS average');
