@@ -124,8 +124,17 @@ export class FuzzyClient {
   /** POST /agent/:id with an array (1..4096): one evaluation, with its own log, per item. */
   async evaluateBatch(agentID: string, batch: readonly Inputs[], options: EvaluateOptions = {}): Promise<Evaluation[]> {
     const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), batch);
-    const ids = (response.headers.get('X-Evaluation-ID') ?? '').split(',');
-    return (body as Array<Outputs & { meta?: EvaluationMeta }>).map((item, index) => toEvaluation(item, ids[index] ?? '', options));
+    const items = body as Array<Outputs & { meta?: EvaluationMeta }>;
+    const header = response.headers.get('X-Evaluation-ID') ?? '';
+    const ids = header === '' ? [] : header.split(',').map((id) => id.trim());
+    if (ids.length !== items.length) {
+      throw new FuzzyApiError(
+        response.status,
+        `evaluating agent ${agentID}: the X-Evaluation-ID header lists ${ids.length} id(s) for ` +
+          `${items.length} evaluations, so they cannot be matched up; is something between the page and fuzzbox rewriting headers?`,
+      );
+    }
+    return items.map((item, index) => toEvaluation(item, ids[index]!, options));
   }
 
   getEvaluation(evaluationID: string): Promise<EvaluationLog> {

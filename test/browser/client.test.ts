@@ -119,3 +119,28 @@ describe('FuzzyClient', () => {
     expect(error.message).toMatch(/not fuzzbox JSON: is the fuzzbox worker registered and controlling this page/);
   });
 });
+
+describe('FuzzyClient.evaluateBatch and the X-Evaluation-ID header', () => {
+  /** A client whose every answer is a batch of two outputs with the given header. */
+  const answering = (header: string) =>
+    new FuzzyClient({
+      baseURL: 'http://app.test/',
+      fetch: async () =>
+        new Response(JSON.stringify([{ fan: 1 }, { fan: 2 }]), {
+          headers: { 'Content-Type': 'application/json', 'X-Evaluation-ID': header },
+        }),
+    });
+
+  it('reads ids listed with spaces after the commas', async () => {
+    const evaluations = await answering('first, second').evaluateBatch('agent', [{ temperature: 1 }, { temperature: 2 }]);
+    expect(evaluations.map(({ evaluationID }) => evaluationID)).toEqual(['first', 'second']);
+  });
+
+  it('says so when the header does not hold one id per item', async () => {
+    for (const header of ['only-one', '']) {
+      const error = await failure(answering(header).evaluateBatch('agent', [{ temperature: 1 }, { temperature: 2 }]));
+      expect(error.status).toBe(200);
+      expect(error.message).toMatch(/X-Evaluation-ID .* \d id.* for 2 evaluations/);
+    }
+  });
+});
