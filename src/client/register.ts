@@ -8,7 +8,7 @@ export interface RegisterOptions {
   scope?: string;
   /** How long to wait for the worker to control the page, in ms; default 10 000. */
   timeout?: number;
-  /** Called when a newer worker is installed and waiting; data is kept across the switch. */
+  /** Called each time a newer worker is installed and waiting, however many a page lives through; data is kept across the switch. */
   onUpdate?: (update: WorkerUpdate) => void;
 }
 
