@@ -94,17 +94,23 @@ async function main() {
     readRates.push(reads / (ms / 1000));
   }
 
-  // Bytes per evaluation as Chromium's IndexedDB stores a value: V8's structured serialisation,
-  // plus the primary key (reqID) and the [userID+agentID] index entry.
+  // Bytes per evaluation as Chromium's IndexedDB stores a value: V8's structured serialisation of
+  // the log group, shared by its logs, plus its keys: the primary key (seq), one `*reqIDs` index
+  // entry per log (the reqID and the group's key) and one [userID+agentID] entry per group.
   const reader = new Dexie('bench', { indexedDB, IDBKeyRange });
   await reader.open();
-  const stored = await reader.table('evaluations').limit(1000).toArray();
-  const valueBytes = stored.reduce((sum, record) => sum + serialize(record).byteLength, 0) / stored.length;
-  const sample = stored[0] as { reqID: string; userID: string; agentID: string };
-  const keyBytes = sample.reqID.length + sample.userID.length + sample.agentID.length + sample.reqID.length;
-  const fullLog = await (await call('GET', `evaluation/${sample.reqID}`, apiKey)).json();
+  type Group = { seq: number; userID: string; agentID: string; reqIDs: string[] };
+  const groups = (await reader.table('logGroups').toArray()) as Group[];
+  const perLog = (group: Group) => {
+    const keyBytes = 8 + group.reqIDs.length * (group.reqIDs[0]!.length + 8) + group.userID.length + group.agentID.length + 8;
+    return { value: serialize(group).byteLength / group.reqIDs.length, keys: keyBytes / group.reqIDs.length };
+  };
+  const single = perLog(groups.find((group) => group.reqIDs.length === 1)!);
+  const batched = perLog(groups.find((group) => group.reqIDs.length === 4096)!);
+  const sample = groups[0]!.reqIDs[0]!;
+  const fullLog = await (await call('GET', `evaluation/${sample}`, apiKey)).json();
   const fullBytes = serialize(fullLog).byteLength;
-  const total = await reader.table('evaluations').count();
+  const total = groups.reduce((sum, group) => sum + group.reqIDs.length, 0);
   reader.close();
 
   const spread = (values: number[], unit: string, fmt: (v: number) => string) =>
@@ -114,7 +120,10 @@ async function main() {
   console.log(`  single evaluations, ${inFlight} in flight:     ${spread(concurrentRates, '/s', format)}`);
   console.log(`  batch of 4096 with logs stored:      ${spread(batchTimes, 'ms', (v) => v.toFixed(0))}`);
   console.log(`  GET /evaluation/:id, sequential:     ${spread(readRates, '/s', format)} (trace recomputed from the version)`);
-  console.log(`  bytes stored per evaluation:         ${Math.round(valueBytes)} B value + ~${keyBytes} B keys (the full log it stands for: ${fullBytes} B)`);
+  const bytes = ({ value, keys }: { value: number; keys: number }) => `${Math.round(value)} B value + ~${Math.round(keys)} B keys`;
+  console.log(`  bytes stored per evaluation, alone:  ${bytes(single)} (the full log it stands for: ${fullBytes} B)`);
+  console.log(`  bytes stored per evaluation, batched: ${bytes(batched)} (one record holds the batch's 4096 logs)`);
+  console.log(`  log records (groups) stored:         ${format(groups.length)}`);
   console.log(`  evaluations stored during the run:   ${format(total)}`);
   await service.close();
 }

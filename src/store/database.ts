@@ -1,10 +1,12 @@
 import { Dexie, type EntityTable } from 'dexie';
+import { groupLogs } from './evaluations';
 import type {
   AccountRecord,
   AgentRecord,
   DeletedAgentRecord,
   EvaluationRecord,
   FeedbackRecord,
+  LogGroupRecord,
   VersionRecord,
 } from './records';
 
@@ -30,6 +32,14 @@ function declareVersions(db: Dexie): void {
   // A deleted agent's versions move here, read only to recompute its logs (logs of agents
   // deleted under version 1 carry their trace and need nothing).
   db.version(2).stores({ retiredVersions: 'id' });
+  // The logs of one request become one record (IndexedDB's cost is per record): each log of
+  // version 2 moves into a group of one. Dexie cannot change a table's key, hence a new table.
+  db.version(3)
+    .stores({ logGroups: '++seq, *reqIDs, [userID+agentID]', evaluations: null })
+    .upgrade(async (tx) => {
+      const logs: EvaluationRecord[] = await tx.table('evaluations').toArray();
+      await tx.table('logGroups').bulkAdd(logs.flatMap((log) => groupLogs([log])));
+    });
 }
 
 export class FuzzboxDatabase extends Dexie {
@@ -38,7 +48,7 @@ export class FuzzboxDatabase extends Dexie {
   versions!: EntityTable<VersionRecord, 'id'>;
   retiredVersions!: EntityTable<VersionRecord, 'id'>;
   deletedAgents!: EntityTable<DeletedAgentRecord, 'id'>;
-  evaluations!: EntityTable<EvaluationRecord, 'reqID'>;
+  logGroups!: EntityTable<LogGroupRecord, 'seq'>;
   feedback!: EntityTable<FeedbackRecord, 'seq'>;
 
   constructor(name: string, options: DatabaseOptions = {}) {

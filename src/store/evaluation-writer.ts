@@ -1,5 +1,6 @@
 import { ownAgent } from './agents';
 import type { FuzzboxDatabase } from './database';
+import { groupLogs } from './evaluations';
 import type { AgentRecord, EvaluationRecord } from './records';
 
 /** Turns the caller's agent as it is now into logs to store and a result to answer with. */
@@ -56,7 +57,7 @@ export class EvaluationWriter {
     const db = this.#db;
     const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await db.transaction('rw', db.agents, db.deletedAgents, db.evaluations, async () => {
+      await db.transaction('rw', db.agents, db.deletedAgents, db.logGroups, async () => {
         // Two bulk reads, then everything else synchronously: Dexie keeps a transaction alive
         // only across awaits of its own requests.
         const ids = [...new Set(jobs.map((job) => job.agentID))];
@@ -75,7 +76,8 @@ export class EvaluationWriter {
             outcomes.push({ ok: false, error });
           }
         }
-        if (logs.length > 0) await db.evaluations.bulkAdd(logs);
+        // one record per group of logs, not per log: IndexedDB's cost is per record
+        if (logs.length > 0) await db.logGroups.bulkAdd(groupLogs(logs));
       });
     } catch (error) {
       // the transaction was aborted: nothing of any job was written

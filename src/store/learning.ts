@@ -2,6 +2,7 @@ import { ApiError } from '../schema/errors';
 import type { AgentBody } from '../schema/agent';
 import { requireAgent, updateAgent } from './agents';
 import type { FuzzboxDatabase } from './database';
+import { logsOf } from './evaluations';
 import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records';
 
 export interface MetricLog {
@@ -26,9 +27,10 @@ async function feedbackOn(db: FuzzboxDatabase, evaluations: Map<string, Evaluati
 
 /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
 export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: string, metric: string): Promise<MetricLog> {
-  return db.transaction('r', [db.agents, db.deletedAgents, db.evaluations, db.feedback], async () => {
+  return db.transaction('r', [db.agents, db.deletedAgents, db.logGroups, db.feedback], async () => {
     const agent = await requireAgent(db, userID, agentID);
-    const evaluations = await db.evaluations.where('[userID+agentID]').equals([userID, agentID]).toArray();
+    const groups = await db.logGroups.where('[userID+agentID]').equals([userID, agentID]).toArray();
+    const evaluations = groups.flatMap(logsOf);
     const byID = new Map(evaluations.map((evaluation) => [evaluation.reqID, evaluation]));
     const values = new Map<string, number>();
     const metrics = new Set<string>();

@@ -48,9 +48,9 @@ export interface DeletedAgentRecord {
 export type StoredTrace = Omit<Trace, 'crisp'>;
 
 /**
- * An evaluation log as stored: the input, the immutable version it ran on and the crisp result.
- * The trace is recomputed from the version on read (the engine is deterministic), from
- * retiredVersions once the agent is deleted.
+ * One evaluation log: the input, the immutable version it ran on and the crisp result. The trace
+ * is recomputed from the version on read (the engine is deterministic), from retiredVersions once
+ * the agent is deleted. Stored inside a {@link LogGroupRecord}, never as a record of its own.
  */
 export interface EvaluationRecord {
   reqID: string;
@@ -64,6 +64,26 @@ export interface EvaluationRecord {
   createdAt: string;
   /** written in by a delete under schema version 1, which dropped the versions; never written since */
   trace?: StoredTrace;
+}
+
+/** What a log holds beyond the fields its group shares. */
+export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'trace'>;
+
+/**
+ * The logs of one request (a batch, or one evaluation as a group of one) as ONE record: IndexedDB
+ * costs a request to the browser process per record, so 4096 records take ~750 ms in Chromium
+ * where one record holding 4096 logs takes ~15 ms. `reqIDs[i]` is the id of `logs[i]`; the
+ * multi-entry index on `reqIDs` finds any one log in one indexed get.
+ */
+export interface LogGroupRecord {
+  /** auto-increment: groups in the order they were stored */
+  seq?: number;
+  userID: string;
+  agentID: string;
+  versionID: string;
+  createdAt: string;
+  reqIDs: string[];
+  logs: GroupedLog[];
 }
 
 export interface FeedbackRecord {

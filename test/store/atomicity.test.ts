@@ -69,8 +69,8 @@ describe('atomicity', () => {
   test('a batch evaluation stores all its logs or none', async () => {
     const agent = await newAgent();
     const before = await t.snapshot();
-    // the third log of the batch fails; the first two must not stay behind
-    restore = failWrites('evaluations', brokenStore, { after: 2 });
+    // the batch's logs are one record, written with the agent read in one transaction
+    restore = failWrites('logGroups', brokenStore);
     const batch = [{ service: 1 }, { service: 2 }, { service: 3 }];
     const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: batch });
     restore();
@@ -97,7 +97,7 @@ describe('507 when the storage quota is exhausted', () => {
   test('an evaluation answers 507, stores no log and sends no X-Evaluation-ID', async () => {
     const agent = await newAgent();
     const before = await t.snapshot();
-    restore = failWrites('evaluations', quotaExceeded);
+    restore = failWrites('logGroups', quotaExceeded);
     const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } });
     restore();
     expect(status).toBe(507);

@@ -5,26 +5,44 @@ import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index';
+import { FuzzboxDatabase } from '../../src/store/database';
 import { newId } from '../../src/store/ids';
+import { readMetricLog } from '../../src/store/learning';
+
+/** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */
+const version1 = {
+  accounts: 'userID, &keyHash',
+  agents: 'id, userID',
+  versions: 'id, [versionOf+seq]',
+  deletedAgents: 'id',
+  evaluations: 'reqID, [userID+agentID]',
+  feedback: '++seq, &id, evaluationLog',
+};
+
+const definition = {
+  inputs: { x: { low: [0, 10], high: [0, 10, 20] } },
+  outputs: { y: { small: [0, 1, 2] } },
+  rules: ['IF x IS low THEN y IS small'],
+};
+
+// x = 5: low, the falling shoulder [0,10], is 0.5; high, the triangle [0,10,20], is 0.5. The rule
+// fires at 0.5 and cuts small [0,1,2] to the trapezoid (0,0) (0.5,0.5) (1.5,0.5) (2,0): symmetric
+// about x = 1; its centroid height is h(b + 2a) / 3(a + b) = 0.5 · (2 + 2) / 9 = 2/9 (bottom b = 2, top a = 1)
+const trace = {
+  fuzzified: { x: { low: 0.5, high: 0.5 } },
+  rules: ['IF x IS low THEN y IS small'],
+  inferred: { y: { small: 0.5 } },
+  clipped: { y: { small: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] } },
+  combined: { y: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] },
+  centroid: { y: [1, 2 / 9] },
+};
 
 test('a version-1 database written by an earlier fuzzbox reads back through the API', async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 1 as docs/REST.md documents it
-  earlier.version(1).stores({
-    accounts: 'userID, &keyHash',
-    agents: 'id, userID',
-    versions: 'id, [versionOf+seq]',
-    deletedAgents: 'id',
-    evaluations: 'reqID, [userID+agentID]',
-    feedback: '++seq, &id, evaluationLog',
-  });
+  earlier.version(1).stores(version1);
   const apiKey = 'fzb_written-by-an-earlier-release';
-  const definition = {
-    inputs: { x: { low: [0, 10], high: [0, 10, 20] } },
-    outputs: { y: { small: [0, 1, 2] } },
-    rules: ['IF x IS low THEN y IS small'],
-  };
   const createdAt = '2026-01-02T03:04:05.678Z';
   await earlier.table('accounts').add({ userID: 'U1', name: 'old', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
   await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'old agent', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
@@ -59,20 +77,8 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 1 as docs/REST.md documented it: a delete wrote each log's trace in and dropped the versions
-  earlier.version(1).stores({
-    accounts: 'userID, &keyHash',
-    agents: 'id, userID',
-    versions: 'id, [versionOf+seq]',
-    deletedAgents: 'id',
-    evaluations: 'reqID, [userID+agentID]',
-    feedback: '++seq, &id, evaluationLog',
-  });
+  earlier.version(1).stores(version1);
   const apiKey = 'fzb_written-by-version-1';
-  const definition = {
-    inputs: { x: { low: [0, 10], high: [0, 10, 20] } },
-    outputs: { y: { small: [0, 1, 2] } },
-    rules: ['IF x IS low THEN y IS small'],
-  };
   const createdAt = '2026-01-02T03:04:05.678Z';
   await earlier.table('accounts').add({ userID: 'U1', name: 'old', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
   // A1 lives on; A2 was deleted by version 1, so only its tombstone and its logs remain
@@ -82,17 +88,6 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const live = '11111111-1111-4111-8111-111111111111';
   const deleted = '33333333-3333-4333-8333-333333333333';
   await earlier.table('evaluations').add({ reqID: live, userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 5 }, crisp: { y: 1 }, createdAt });
-  // x = 5: low, the falling shoulder [0,10], is 0.5; high, the triangle [0,10,20], is 0.5. The rule
-  // fires at 0.5 and cuts small [0,1,2] to the trapezoid (0,0) (0.5,0.5) (1.5,0.5) (2,0): symmetric
-  // about x = 1; its centroid height is h(b + 2a) / 3(a + b) = 0.5 · (2 + 2) / 9 = 2/9 (bottom b = 2, top a = 1)
-  const trace = {
-    fuzzified: { x: { low: 0.5, high: 0.5 } },
-    rules: ['IF x IS low THEN y IS small'],
-    inferred: { y: { small: 0.5 } },
-    clipped: { y: { small: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] } },
-    combined: { y: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] },
-    centroid: { y: [1, 2 / 9] },
-  };
   await earlier.table('evaluations').add({ reqID: deleted, userID: 'U1', agentID: 'A2', versionID: 'V2', input: { x: 5 }, crisp: { y: 1 }, createdAt, trace });
   earlier.close();
 
@@ -126,10 +121,116 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(2);
-    expect(await upgraded.table('evaluations').get(live)).not.toHaveProperty('trace');
+    expect(upgraded.verno).toBe(3);
+    const group = await upgraded.table('logGroups').where('reqIDs').equals(live).first();
+    expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
       { id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 },
+    ]);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('version 3: every log of a version-2 database moves into a group of one and reads back exactly', async () => {
+  const indexedDB = new IDBFactory();
+  const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
+  // versions 1 and 2 as docs/REST.md documented them: one record per log, keyed by reqID
+  earlier.version(1).stores(version1);
+  earlier.version(2).stores({ retiredVersions: 'id' });
+  const keyOf = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+  const [key1, key2] = ['fzb_written-by-version-2-one', 'fzb_written-by-version-2-two'];
+  const createdAt = '2026-02-03T04:05:06.789Z';
+  const later = '2026-02-03T04:05:07.000Z';
+  await earlier.table('accounts').bulkAdd([
+    { userID: 'U1', name: 'one', keyHash: keyOf(key1), createdAt },
+    { userID: 'U2', name: 'two', keyHash: keyOf(key2), createdAt },
+  ]);
+  const version = (id: string, versionOf: string, userID: string) => ({ id, versionOf, userID, name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  await earlier.table('agents').bulkAdd([
+    { id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 },
+    { id: 'B1', userID: 'U2', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'W1', versionCount: 1 },
+  ]);
+  await earlier.table('versions').bulkAdd([version('V1', 'A1', 'U1'), version('W1', 'B1', 'U2')]);
+  // A2 was deleted under version 2 (its version retired), A3 under version 1 (its log holds the trace)
+  await earlier.table('retiredVersions').add(version('V2', 'A2', 'U1'));
+  await earlier.table('deletedAgents').bulkAdd([{ id: 'A2', userID: 'U1', deletedAt: later }, { id: 'A3', userID: 'U1', deletedAt: later }]);
+  const logs = {
+    plain: { reqID: '10000000-0000-4000-8000-000000000001', userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 0 }, crisp: { y: 1 }, createdAt },
+    explored: { reqID: '10000000-0000-4000-8000-000000000002', userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 5 }, crisp: { y: 1 }, returned: { y: 1.25 }, createdAt: later },
+    retired: { reqID: '10000000-0000-4000-8000-000000000003', userID: 'U1', agentID: 'A2', versionID: 'V2', input: { x: 5 }, crisp: { y: 1 }, createdAt },
+    traced: { reqID: '10000000-0000-4000-8000-000000000004', userID: 'U1', agentID: 'A3', versionID: 'V3', input: { x: 5 }, crisp: { y: 1 }, createdAt, trace },
+    others: { reqID: '10000000-0000-4000-8000-000000000005', userID: 'U2', agentID: 'B1', versionID: 'W1', input: { x: 5 }, crisp: { y: 1 }, createdAt },
+  };
+  await earlier.table('evaluations').bulkAdd(Object.values(logs));
+  await earlier.table('feedback').bulkAdd([
+    { id: 'F1', evaluationLog: logs.plain.reqID, data: { score: 2 }, createdAt },
+    { id: 'F2', evaluationLog: logs.explored.reqID, data: { score: 3, other: 1 }, createdAt },
+    { id: 'F3', evaluationLog: logs.plain.reqID, data: { score: 4 }, createdAt: later },
+  ]);
+  earlier.close();
+
+  const service = createFuzzyService({ indexedDB, IDBKeyRange });
+  const call = (path: string, apiKey: string) =>
+    service.handle(new Request(`http://local/${path}`, { headers: { Authorization: `Bearer ${apiKey}` } }));
+  const get = async (path: string, apiKey = key1) => {
+    const response = await call(path, apiKey);
+    expect(response.status).toBe(200);
+    return response.json() as Promise<any>;
+  };
+  /** A log's stored fields as GET /evaluation/:id answers them, in the answer's order. */
+  const stored = ({ trace: _, ...log }: Record<string, unknown>) => log;
+  try {
+    // the log whose trace version 1 wrote in reads back exactly, field for field and in order
+    const traced = await get(`evaluation/${logs.traced.reqID}`);
+    const { reqID, userID, agentID, versionID, input, crisp, createdAt: at } = logs.traced;
+    expect(JSON.stringify(traced)).toBe(JSON.stringify({ reqID, userID, agentID, versionID, input, ...trace, crisp, createdAt: at }));
+    for (const log of [logs.plain, logs.explored, logs.retired]) {
+      const read = await get(`evaluation/${log.reqID}`);
+      expect(read).toMatchObject(stored(log));
+      if (!('returned' in log)) expect(read).not.toHaveProperty('returned');
+      expect(Object.keys(read)).toEqual([
+        'reqID', 'userID', 'agentID', 'versionID', 'input', 'fuzzified', 'rules', 'inferred', 'clipped', 'combined', 'centroid', 'crisp',
+        ...('returned' in log ? ['returned'] : []), 'createdAt',
+      ]);
+    }
+    // recomputed from the live V1 and from the retired V2: x = 5 is the hand-derived trace above;
+    // x = 0: low is 1, high 0, small [0,1,2] is uncut, centroid (1, 1/3)
+    for (const log of [logs.explored, logs.retired]) {
+      const read = await get(`evaluation/${log.reqID}`);
+      expect(read.fuzzified).toEqual(trace.fuzzified);
+      expect(read.centroid.y[1]).toBeCloseTo(2 / 9, 12);
+    }
+    const plain = await get(`evaluation/${logs.plain.reqID}`);
+    expect(plain.fuzzified).toEqual({ x: { low: 1, high: 0 } });
+    expect(plain.centroid.y[1]).toBeCloseTo(1 / 3, 12);
+    // feedback still refers to its log's reqID, oldest first; accounts stay apart
+    expect((await get(`evaluation/${logs.plain.reqID}/feedback`)).map((f: { data: unknown }) => f.data)).toEqual([{ score: 2 }, { score: 4 }]);
+    expect((await call(`evaluation/${logs.others.reqID}`, key1)).status).toBe(404);
+    expect((await call(`evaluation/${logs.plain.reqID}`, key2)).status).toBe(404);
+    expect(await get(`evaluation/${logs.others.reqID}`, key2)).toMatchObject(stored(logs.others));
+  } finally {
+    await service.close();
+  }
+
+  const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
+  await upgraded.open();
+  try {
+    expect(upgraded.verno).toBe(3);
+    expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
+    // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
+    const groups = await upgraded.logGroups.toArray();
+    const { reqID: _, userID, agentID, versionID, createdAt: at, ...rest } = logs.explored;
+    expect(groups).toHaveLength(5);
+    expect(groups.find((group) => group.reqIDs[0] === logs.explored.reqID)).toEqual({
+      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, reqIDs: [logs.explored.reqID], logs: [rest],
+    });
+    // the optimiser reads the agent's logs back as version 2 stored them, with each one's latest value
+    const { entries, metrics } = await readMetricLog(upgraded, 'U1', 'A1', 'score');
+    expect(metrics).toEqual(new Set(['score', 'other']));
+    expect(entries.sort((a, b) => a.evaluation.reqID.localeCompare(b.evaluation.reqID))).toEqual([
+      { evaluation: logs.plain, value: 4 },
+      { evaluation: logs.explored, value: 3 },
     ]);
   } finally {
     upgraded.close();

@@ -37,16 +37,16 @@ test('DELETE writes nothing into the logs (so it works on a full disk), and the 
   const second = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 2.5 } })).headers.get('X-Evaluation-ID')!;
   const reqIDs = [...first.split(','), second];
   const logs = await Promise.all(reqIDs.map(async (reqID) => (await t.call('GET', `evaluation/${reqID}`, { key })).body));
-  const storedLogs = JSON.stringify(await records('evaluations'));
+  const storedLogs = JSON.stringify(await records('logGroups'));
   const versions = await records('versions');
   expect(versions).toHaveLength(2);
 
   // every write to the logs' store fails, as on a full disk: a delete must not need one
-  restore = failWrites('evaluations', quotaExceeded, { methods: ['add', 'put', 'delete', 'clear'] });
+  restore = failWrites('logGroups', quotaExceeded, { methods: ['add', 'put', 'delete', 'clear'] });
   expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
   restore();
 
-  expect(JSON.stringify(await records('evaluations'))).toBe(storedLogs);
+  expect(JSON.stringify(await records('logGroups'))).toBe(storedLogs);
   expect(await records('versions')).toEqual([]);
   expect(await records('retiredVersions')).toEqual(versions);
   for (const [i, reqID] of reqIDs.entries()) {
