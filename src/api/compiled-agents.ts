@@ -37,10 +37,6 @@ export class CompiledAgents {
     }
     return compiled;
   }
-
-  forget(versionID: string): void {
-    this.#byVersion.delete(versionID);
-  }
 }
 
 /** The trace an evaluation log shows, recomputed; `crisp` comes from the log itself. */
