@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 import { build } from 'vite';
-import { chromiumArgs, chromiumPath, requireBuild, root, startStaticServer } from '../test/browser/harness';
+import { chromiumArgs, chromiumPath, requireBuild, root, startStaticServer } from '../test/browser/harness.js';
 
 requireBuild('dist/fuzzbox-sw.js', 'dist/client.js');
 
@@ -49,7 +49,7 @@ async function benchmark() {
   type Send = (method: string, path: string, body?: unknown, key?: string) => Promise<Response>;
   const viaWorker: Send = (method, path, body, key) =>
     fetch(path, { method, headers: { ...json, ...(key ? { Authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify(body) });
-  const { createFuzzyService } = (await import('/bench/fuzzbox.js' as string)) as typeof import('../src/index');
+  const { createFuzzyService } = (await import('/bench/fuzzbox.js' as string)) as typeof import('../src/index.js');
   const inPage = createFuzzyService({ indexedDB, IDBKeyRange, dbName: 'bench-in-page' });
   const viaPage: Send = (method, path, body, key) =>
     inPage.handle(
@@ -154,7 +154,7 @@ async function benchmark() {
     });
   }
 
-  const { registerFuzzyWorker } = (await import('/dist/client.js' as string)) as typeof import('../src/client');
+  const { registerFuzzyWorker } = (await import('/dist/client.js' as string)) as typeof import('../src/client/index.js');
   await registerFuzzyWorker('/fuzzbox-sw.js');
   const worker = await setUp(viaWorker);
   const inPageService = await setUp(viaPage);

@@ -4,7 +4,7 @@ import { serialize } from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createFuzzyService } from '../src/index';
+import { createFuzzyService } from '../src/index.js';
 
 const origin = 'http://bench.test';
 const indexedDB = new IDBFactory();

@@ -1,6 +1,6 @@
 // The evaluation drawn with plain SVG: one chart per input (its sets, the value, the degrees)
 // and one per output (its sets clipped by the rules, combined, and the balance point).
-import type { Polygon } from '../src/engine/types';
+import type { Polygon } from '../src/engine/types.js';
 
 export const palette = ['#e4572e', '#2a9d8f', '#6a4c93', '#f4a261', '#1d70a2', '#b5179e', '#588157'];
 

@@ -1,7 +1,7 @@
 // The agent editor: four fields, and every problem shown next to the field it belongs to,
 // whether JSON.parse found it here or the service's validation found it.
-import type { ValidationIssue } from '../src/engine/types';
-import type { AgentBody } from '../src/schema';
+import type { ValidationIssue } from '../src/engine/types.js';
+import type { AgentBody } from '../src/schema/index.js';
 
 const fields = ['name', 'inputs', 'outputs', 'rules'] as const;
 type Field = (typeof fields)[number];

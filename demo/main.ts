@@ -2,13 +2,13 @@
 // The offline demo: registers the fuzzbox worker, then talks to the REST interface with the
 // typed client exactly as any app would. The engine is also loaded in the page, only to draw
 // each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
-import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerUpdate } from '../src/client';
-import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine';
-import type { Inputs, Trace } from '../src/engine/types';
-import type { Agent, AgentBody, EvaluationMeta } from '../src/schema';
-import { drawInput, drawOutput, formatNumber } from './draw';
-import { AgentEditor } from './editor';
-import { sampleAgent, sampleInputs } from './sample-agent';
+import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerUpdate } from '../src/client/index.js';
+import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
+import type { Inputs, Trace } from '../src/engine/types.js';
+import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
+import { drawInput, drawOutput, formatNumber } from './draw.js';
+import { AgentEditor } from './editor.js';
+import { sampleAgent, sampleInputs } from './sample-agent.js';
 
 /** What the optional "Optimise" panel (demo/optimize-panel.ts) is given when it mounts. */
 export interface DemoContext {

@@ -3,12 +3,12 @@
 // that moved, with a progress bar fed by the worker's progress broadcasts. A "simulate" button
 // produces explored evaluations with feedback from a made-up rule, so there is something to learn;
 // it rates them under its own metric, so they never mix with the ratings a person gives (`rating`).
-import { FuzzyApiError } from '../src/client';
-import type { Inputs } from '../src/engine/types';
-import type { Agent, OptimizeResult } from '../src/schema';
-import { OPTIMIZE_PROGRESS } from '../src/sw/messages';
-import { formatNumber } from './draw';
-import type { DemoContext } from './main';
+import { FuzzyApiError } from '../src/client/index.js';
+import type { Inputs } from '../src/engine/types.js';
+import type { Agent, OptimizeResult } from '../src/schema/index.js';
+import { OPTIMIZE_PROGRESS } from '../src/sw/messages.js';
+import { formatNumber } from './draw.js';
+import type { DemoContext } from './main.js';
 
 const SIMULATED_DINERS = 200;
 const EXPLORATION = 0.15;

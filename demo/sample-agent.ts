@@ -1,4 +1,4 @@
-import type { AgentBody } from '../src/schema';
+import type { AgentBody } from '../src/schema/index.js';
 
 /**
  * The classic tipping problem: how much to tip, given how good the service and the food were.

@@ -1,6 +1,6 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './api/index';
-export * from './engine/index';
+export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './api/index.js';
+export * from './engine/index.js';
 export type {
   Agent,
   AgentSummary,
@@ -16,5 +16,5 @@ export type {
   Issue,
   OptimizeBody,
   OptimizeResult,
-} from './schema/index';
-export { ApiError } from './schema/index';
+} from './schema/index.js';
+export { ApiError } from './schema/index.js';

@@ -1,6 +1,6 @@
-import { ApiError } from '../schema/errors';
-import { findAccountByKeyHash } from '../store/accounts';
-import type { ServiceState } from './context';
+import { ApiError } from '../schema/errors.js';
+import { findAccountByKeyHash } from '../store/accounts.js';
+import type { ServiceState } from './context.js';
 
 const KEY_CACHE_CAPACITY = 1000;
 

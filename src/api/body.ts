@@ -1,4 +1,4 @@
-import { ApiError, formatPath } from '../schema/errors';
+import { ApiError, formatPath } from '../schema/errors.js';
 
 /** 1 MiB, SPEC section 6. */
 export const MAX_BODY_BYTES = 1024 * 1024;

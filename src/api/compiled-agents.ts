@@ -1,7 +1,7 @@
-import { AgentValidationError, compileAgent, evaluate, type CompiledAgent } from '../engine/index';
-import type { AgentDefinition, Inputs } from '../engine/types';
-import { ApiError } from '../schema/errors';
-import type { StoredTrace } from '../store/records';
+import { AgentValidationError, compileAgent, evaluate, type CompiledAgent } from '../engine/index.js';
+import type { AgentDefinition, Inputs } from '../engine/types.js';
+import { ApiError } from '../schema/errors.js';
+import type { StoredTrace } from '../store/records.js';
 
 const CAPACITY = 256;
 

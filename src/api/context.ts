@@ -1,7 +1,7 @@
-import type { FuzzboxDatabase } from '../store/database';
-import type { EvaluationWriter } from '../store/evaluation-writer';
-import type { CompiledAgents } from './compiled-agents';
-import type { OptimizeProgress } from './service';
+import type { FuzzboxDatabase } from '../store/database.js';
+import type { EvaluationWriter } from '../store/evaluation-writer.js';
+import type { CompiledAgents } from './compiled-agents.js';
+import type { OptimizeProgress } from './service.js';
 
 /** What lives as long as one service: nothing here is state a restart would lose. */
 export interface ServiceState {

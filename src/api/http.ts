@@ -1,4 +1,4 @@
-import { ApiError } from '../schema/errors';
+import { ApiError } from '../schema/errors.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -1,4 +1,4 @@
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './service';
-export { routes } from './routes';
-export type { Route, Handler } from './router';
-export type { Context, ServiceState } from './context';
+export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './service.js';
+export { routes } from './routes.js';
+export type { Route, Handler } from './router.js';
+export type { Context, ServiceState } from './context.js';

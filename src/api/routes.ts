@@ -1,12 +1,12 @@
-import type { Route } from './router';
-import { createAccount } from './resources/account';
-import { describeService } from './resources/about';
-import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents';
-import { evaluateAgent } from './resources/inference';
-import { listAgentVersions, readVersion } from './resources/versions';
-import { readEvaluation } from './resources/evaluations';
-import { listFeedback, postFeedback } from './resources/feedback';
-import { optimizeAgent } from './resources/optimize';
+import type { Route } from './router.js';
+import { createAccount } from './resources/account.js';
+import { describeService } from './resources/about.js';
+import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents.js';
+import { evaluateAgent } from './resources/inference.js';
+import { listAgentVersions, readVersion } from './resources/versions.js';
+import { readEvaluation } from './resources/evaluations.js';
+import { listFeedback, postFeedback } from './resources/feedback.js';
+import { optimizeAgent } from './resources/optimize.js';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [

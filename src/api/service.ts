@@ -1,16 +1,16 @@
-import { ApiError, errorStatus } from '../schema/errors';
-import type { Account } from '../schema/account';
-import { readAgent } from '../store/agents';
-import { FuzzboxDatabase, type DatabaseOptions } from '../store/database';
-import { EvaluationWriter } from '../store/evaluation-writer';
-import { authenticate } from './auth';
-import { readJsonBody } from './body';
-import { CompiledAgents } from './compiled-agents';
-import type { ServiceState } from './context';
-import { errorResponse } from './http';
-import { openAccount } from './resources/account';
-import { createRouter, type Route } from './router';
-import { routes } from './routes';
+import { ApiError, errorStatus } from '../schema/errors.js';
+import type { Account } from '../schema/account.js';
+import { readAgent } from '../store/agents.js';
+import { FuzzboxDatabase, type DatabaseOptions } from '../store/database.js';
+import { EvaluationWriter } from '../store/evaluation-writer.js';
+import { authenticate } from './auth.js';
+import { readJsonBody } from './body.js';
+import { CompiledAgents } from './compiled-agents.js';
+import type { ServiceState } from './context.js';
+import { errorResponse } from './http.js';
+import { openAccount } from './resources/account.js';
+import { createRouter, type Route } from './router.js';
+import { routes } from './routes.js';
 
 export interface FuzzyServiceOptions extends DatabaseOptions {
   /** IndexedDB database name; default `"fuzzbox"`. */

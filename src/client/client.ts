@@ -1,6 +1,6 @@
 // A small typed client over fetch(): one method per endpoint of the contract, errors thrown as
 // FuzzyApiError. It knows nothing of the worker, so it works as well against Node or a server.
-import type { Inputs, Outputs, ValidationIssue } from '../engine/types';
+import type { Inputs, Outputs, ValidationIssue } from '../engine/types.js';
 import type {
   Account,
   Agent,
@@ -14,7 +14,7 @@ import type {
   OptimizeResult,
   ServiceInfo,
   VersionSummary,
-} from '../schema';
+} from '../schema/index.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */

@@ -1,4 +1,4 @@
-export { registerFuzzyWorker, WorkerRegistrationError } from './register';
-export type { FuzzyWorker, RegisterOptions, WorkerUpdate } from './register';
-export { FuzzyClient, FuzzyApiError } from './client';
-export type { Evaluation, EvaluateOptions, FuzzyClientOptions } from './client';
+export { registerFuzzyWorker, WorkerRegistrationError } from './register.js';
+export type { FuzzyWorker, RegisterOptions, WorkerUpdate } from './register.js';
+export { FuzzyClient, FuzzyApiError } from './client.js';
+export type { Evaluation, EvaluateOptions, FuzzyClientOptions } from './client.js';

@@ -1,7 +1,7 @@
 // Registration with workbox-window that resolves only once the worker controls the page, so the
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
-import { CLAIM, SKIP_WAITING } from '../sw/messages';
+import { CLAIM, SKIP_WAITING } from '../sw/messages.js';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */

@@ -1,5 +1,5 @@
-import type { FuzzboxDatabase } from './database';
-import type { AccountRecord } from './records';
+import type { FuzzboxDatabase } from './database.js';
+import type { AccountRecord } from './records.js';
 
 export async function addAccount(db: FuzzboxDatabase, account: AccountRecord): Promise<void> {
   await db.accounts.add(account);

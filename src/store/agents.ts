@@ -1,9 +1,9 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors';
-import type { AgentBody } from '../schema/agent';
-import type { FuzzboxDatabase } from './database';
-import { newId, timestamp, timestampAfter } from './ids';
-import type { AgentRecord, DeletedAgentRecord, VersionRecord } from './records';
+import { ApiError } from '../schema/errors.js';
+import type { AgentBody } from '../schema/agent.js';
+import type { FuzzboxDatabase } from './database.js';
+import { newId, timestamp, timestampAfter } from './ids.js';
+import type { AgentRecord, DeletedAgentRecord, VersionRecord } from './records.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 

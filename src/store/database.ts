@@ -1,5 +1,5 @@
 import { Dexie, type EntityTable } from 'dexie';
-import { groupLogs } from './evaluations';
+import { groupLogs } from './evaluations.js';
 import type {
   AccountRecord,
   AgentRecord,
@@ -8,7 +8,7 @@ import type {
   FeedbackRecord,
   LogGroupRecord,
   VersionRecord,
-} from './records';
+} from './records.js';
 
 export interface DatabaseOptions {
   /** An IDBFactory, e.g. fake-indexeddb's in Node; Dexie's default when absent. */

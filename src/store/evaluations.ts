@@ -1,6 +1,6 @@
-import { ApiError } from '../schema/errors';
-import type { FuzzboxDatabase } from './database';
-import type { EvaluationRecord, LogGroupRecord, VersionRecord } from './records';
+import { ApiError } from '../schema/errors.js';
+import type { FuzzboxDatabase } from './database.js';
+import type { EvaluationRecord, LogGroupRecord, VersionRecord } from './records.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 

@@ -1,6 +1,6 @@
-import type { FuzzboxDatabase } from './database';
-import { requireEvaluation } from './evaluations';
-import type { FeedbackRecord } from './records';
+import type { FuzzboxDatabase } from './database.js';
+import { requireEvaluation } from './evaluations.js';
+import type { FeedbackRecord } from './records.js';
 
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: FeedbackRecord): Promise<void> {
   return db.transaction('rw', db.logGroups, db.feedback, async () => {

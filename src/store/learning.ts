@@ -1,9 +1,9 @@
-import { ApiError } from '../schema/errors';
-import type { AgentBody } from '../schema/agent';
-import { requireAgent, updateAgent } from './agents';
-import type { FuzzboxDatabase } from './database';
-import { logsOf } from './evaluations';
-import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records';
+import { ApiError } from '../schema/errors.js';
+import type { AgentBody } from '../schema/agent.js';
+import { requireAgent, updateAgent } from './agents.js';
+import type { FuzzboxDatabase } from './database.js';
+import { logsOf } from './evaluations.js';
+import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records.js';
 
 export interface MetricLog {
   agent: AgentRecord;

@@ -1,5 +1,5 @@
-import type { Outputs, Trace } from '../engine/types';
-import type { AgentBody } from '../schema/agent';
+import type { Outputs, Trace } from '../engine/types.js';
+import type { AgentBody } from '../schema/agent.js';
 
 /** inputs, outputs and rules, as the REST interface sends them */
 type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules'>;

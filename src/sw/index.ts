@@ -2,9 +2,9 @@
 // The service-worker adapter: the browser's fetch events in, the shared request handler's
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
-import { createFuzzyService, routes } from '../api';
-import { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING } from './messages';
-import { offlineFiles } from './offline';
+import { createFuzzyService, routes } from '../api/index.js';
+import { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING } from './messages.js';
+import { offlineFiles } from './offline.js';
 
 export { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING };
 

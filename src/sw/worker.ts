@@ -2,7 +2,7 @@
 // The prebuilt classic-script worker, dist/fuzzbox-sw.js. An app serves it from its root and
 // configures it through the query of the URL it registers:
 //   /fuzzbox-sw.js?basePath=/api/&dbName=mine&signup=off&offline=offline-files.json
-import { installFuzzyService } from './index';
+import { installFuzzyService } from './index.js';
 
 declare const self: ServiceWorkerGlobalScope;
 

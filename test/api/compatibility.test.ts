@@ -3,7 +3,7 @@
 // (a GET cannot carry one in any fetch implementation, so that quirk only reaches DELETE),
 // `?meta=audit` is asked for, and feedback is posted as a bare metric map.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestService, type TestService } from '../support/service';
+import { createTestService, type TestService } from '../support/service.js';
 
 class LegacyClient {
   constructor(

@@ -1,6 +1,6 @@
 // Concurrent requests through fetch(): IndexedDB serialises the transactions, and no write is lost.
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;

@@ -9,8 +9,8 @@ import {
   evaluationMetaSchema,
   feedbackSchema,
   serviceInfoSchema,
-} from '../../src/schema/index';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+} from '../../src/schema/index.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 // Every row of SPEC section 6's error table, and that a refused request changes nothing.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { errorBodySchema } from '../../src/schema/index';
-import { createTestService, tippingAgent, type CallResult, type TestService } from '../support/service';
+import { errorBodySchema } from '../../src/schema/index.js';
+import { createTestService, tippingAgent, type CallResult, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;

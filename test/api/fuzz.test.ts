@@ -3,8 +3,8 @@
 // answer is JSON with the error shape on 4xx, and after every 4xx the database is unchanged.
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { errorBodySchema } from '../../src/schema/index';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+import { errorBodySchema } from '../../src/schema/index.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;

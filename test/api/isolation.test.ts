@@ -1,7 +1,7 @@
 // SPEC 5: each account sees only its own agents, versions, evaluations and feedback; another
 // account's id answers 404 exactly as an id that never existed, and lists never leak.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let alice: string;

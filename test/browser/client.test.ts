@@ -2,9 +2,9 @@
 // endpoint and returns what the service answered; every failure becomes a FuzzyApiError.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FuzzyApiError, FuzzyClient } from '../../src/client';
-import { createFuzzyService, type FuzzyService } from '../../src/index';
-import { fanAgent, fanAt12, fanAt15 } from './fan-agent';
+import { FuzzyApiError, FuzzyClient } from '../../src/client/index.js';
+import { createFuzzyService, type FuzzyService } from '../../src/index.js';
+import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
 
 
 let service: FuzzyService;

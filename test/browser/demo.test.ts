@@ -4,8 +4,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { useChromium } from './chromium';
-import { requireBuild, root, startStaticServer } from './harness';
+import { useChromium } from './chromium.js';
+import { requireBuild, root, startStaticServer } from './harness.js';
 
 const shared = useChromium(() => {
   requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js', 'demo-dist/offline-files.json');

@@ -1,5 +1,5 @@
 // What test/browser/fixtures/index.html puts on window for the tests to drive.
-import type * as client from '../../src/client';
+import type * as client from '../../src/client/index.js';
 
 declare global {
   interface Window {

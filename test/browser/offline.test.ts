@@ -5,8 +5,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { useChromium } from './chromium';
-import { requireBuild, root, startStaticServer } from './harness';
+import { useChromium } from './chromium.js';
+import { requireBuild, root, startStaticServer } from './harness.js';
 
 const site = join(root, 'test-output/offline-site');
 const write = (file: string, text: string) => writeFileSync(join(site, file), text);

@@ -2,8 +2,8 @@
 // was loaded, and announces an updated worker that can then take over.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useChromium } from './chromium';
-import { startFixtureServer } from './harness';
+import { useChromium } from './chromium.js';
+import { startFixtureServer } from './harness.js';
 
 const shared = useChromium(startFixtureServer);
 

@@ -2,9 +2,9 @@
 // never reaching the network, with data that outlives reloads, tabs, the network and updates.
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { useChromium } from './chromium';
-import { fanAgent, fanAt12, fanAt15 } from './fan-agent';
-import { startFixtureServer } from './harness';
+import { useChromium } from './chromium.js';
+import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
+import { startFixtureServer } from './harness.js';
 
 const shared = useChromium(startFixtureServer);
 

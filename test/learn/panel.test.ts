@@ -4,8 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useChromium } from '../browser/chromium';
-import { requireBuild, root, startStaticServer } from '../browser/harness';
+import { useChromium } from '../browser/chromium.js';
+import { requireBuild, root, startStaticServer } from '../browser/harness.js';
 
 const shared = useChromium(() => {
   requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js', 'demo-dist/offline-files.json');

@@ -1,8 +1,8 @@
 // Writes that belong together share one IndexedDB transaction: when any write of the
 // transaction fails, nothing of it is stored. Also SPEC 6's 507 on a full disk.
 import { afterEach, beforeEach, describe, expect, test, vi, type MockInstance } from 'vitest';
-import { brokenStore, failWrites, quotaExceeded } from '../support/faults';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+import { brokenStore, failWrites, quotaExceeded } from '../support/faults.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;

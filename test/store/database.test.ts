@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
-import { createFuzzyService } from '../../src/index';
-import { FuzzboxDatabase } from '../../src/store/database';
-import { newId } from '../../src/store/ids';
-import { readMetricLog } from '../../src/store/learning';
+import { createFuzzyService } from '../../src/index.js';
+import { FuzzboxDatabase } from '../../src/store/database.js';
+import { newId } from '../../src/store/ids.js';
+import { readMetricLog } from '../../src/store/learning.js';
 
 /** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */
 const version1 = {

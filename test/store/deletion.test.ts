@@ -3,8 +3,8 @@
 import { Dexie } from 'dexie';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { failWrites, quotaExceeded } from '../support/faults';
-import { createTestService, tippingAgent, type TestService } from '../support/service';
+import { failWrites, quotaExceeded } from '../support/faults.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;

@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll } from 'vitest';
-import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index';
+import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index.js';
 
 type Server = ReturnType<typeof setupServer>;
 let server: Server | undefined;

@@ -1,5 +1,5 @@
-import type { ServiceInfo } from '../../schema/account';
-import { json } from '../http';
+import type { ServiceInfo } from '../../schema/account.js';
+import { json } from '../http.js';
 
 /** The package version; test/api checks it against package.json. */
 export const PACKAGE_VERSION = '0.1.0';

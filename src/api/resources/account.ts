@@ -1,11 +1,11 @@
-import { accountBodySchema, type Account } from '../../schema/account';
-import { ApiError, validationError } from '../../schema/errors';
-import { addAccount } from '../../store/accounts';
-import { newId, timestamp } from '../../store/ids';
-import type { FuzzboxDatabase } from '../../store/database';
-import { newApiKey, sha256Hex } from '../auth';
-import type { Context } from '../context';
-import { json } from '../http';
+import { accountBodySchema, type Account } from '../../schema/account.js';
+import { ApiError, validationError } from '../../schema/errors.js';
+import { addAccount } from '../../store/accounts.js';
+import { newId, timestamp } from '../../store/ids.js';
+import type { FuzzboxDatabase } from '../../store/database.js';
+import { newApiKey, sha256Hex } from '../auth.js';
+import type { Context } from '../context.js';
+import { json } from '../http.js';
 
 /** Creates an account; the API key is returned here once and only its SHA-256 is kept. */
 export async function openAccount(db: FuzzboxDatabase, name: string | null): Promise<Account> {

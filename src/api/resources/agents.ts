@@ -1,11 +1,11 @@
-import type { Agent, AgentSummary } from '../../schema/agent';
-import { agentBodySchema } from '../../schema/agent';
-import { validationError } from '../../schema/errors';
-import * as store from '../../store/agents';
-import type { AgentRecord } from '../../store/records';
-import { compileOrReject } from '../compiled-agents';
-import { param, type Context } from '../context';
-import { json, ok } from '../http';
+import type { Agent, AgentSummary } from '../../schema/agent.js';
+import { agentBodySchema } from '../../schema/agent.js';
+import { validationError } from '../../schema/errors.js';
+import * as store from '../../store/agents.js';
+import type { AgentRecord } from '../../store/records.js';
+import { compileOrReject } from '../compiled-agents.js';
+import { param, type Context } from '../context.js';
+import { json, ok } from '../http.js';
 
 export function agentView(agent: AgentRecord): Agent {
   const { id, name, inputs, outputs, rules, createdAt, updatedAt, latestVersion } = agent;

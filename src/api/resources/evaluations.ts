@@ -1,9 +1,9 @@
-import type { EvaluationLog } from '../../schema/evaluation';
-import { ApiError } from '../../schema/errors';
-import { readEvaluation as readEvaluationRecord } from '../../store/evaluations';
-import { recomputeTrace } from '../compiled-agents';
-import { param, type Context } from '../context';
-import { json } from '../http';
+import type { EvaluationLog } from '../../schema/evaluation.js';
+import { ApiError } from '../../schema/errors.js';
+import { readEvaluation as readEvaluationRecord } from '../../store/evaluations.js';
+import { recomputeTrace } from '../compiled-agents.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
 
 /** GET /evaluation/:id: the stored log, its trace recomputed from the immutable version it ran on. */
 export async function readEvaluation(context: Context): Promise<Response> {

@@ -1,9 +1,9 @@
-import { validationError } from '../../schema/errors';
-import { feedbackBodySchema, type Feedback } from '../../schema/feedback';
-import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/feedback';
-import { timestamp } from '../../store/ids';
-import { param, type Context } from '../context';
-import { json } from '../http';
+import { validationError } from '../../schema/errors.js';
+import { feedbackBodySchema, type Feedback } from '../../schema/feedback.js';
+import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/feedback.js';
+import { timestamp } from '../../store/ids.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
 
 /** POST /evaluation/:id/feedback: `{"data": {metric: number}}` or the bare map. */
 export async function postFeedback(context: Context): Promise<Response> {

@@ -1,12 +1,12 @@
-import { evaluate, type CompiledAgent } from '../../engine/index';
-import { explore, MAX_EXPLORATION } from '../../learn/index';
-import type { Inputs, Trace } from '../../engine/types';
-import { ApiError, validationError, type Issue } from '../../schema/errors';
-import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation';
-import { timestamp } from '../../store/ids';
-import type { EvaluationRecord } from '../../store/records';
-import { param, type Context } from '../context';
-import { json } from '../http';
+import { evaluate, type CompiledAgent } from '../../engine/index.js';
+import { explore, MAX_EXPLORATION } from '../../learn/index.js';
+import type { Inputs, Trace } from '../../engine/types.js';
+import { ApiError, validationError, type Issue } from '../../schema/errors.js';
+import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
+import { timestamp } from '../../store/ids.js';
+import type { EvaluationRecord } from '../../store/records.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
 
 /** `?meta=true|1|yes|` → "meta"; `false|0|no` → none; anything else names the property. */
 export function metaProperty(url: URL): string | undefined {

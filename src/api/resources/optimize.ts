@@ -1,12 +1,12 @@
-import type { AgentDefinition } from '../../engine/types';
-import * as learn from '../../learn/index';
-import type { AgentBody } from '../../schema/agent';
-import { ApiError, validationError } from '../../schema/errors';
-import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize';
-import { readMetricLog, updateAgentFrom } from '../../store/learning';
-import { compileOrReject } from '../compiled-agents';
-import { param, type Context } from '../context';
-import { json } from '../http';
+import type { AgentDefinition } from '../../engine/types.js';
+import * as learn from '../../learn/index.js';
+import type { AgentBody } from '../../schema/agent.js';
+import { ApiError, validationError } from '../../schema/errors.js';
+import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize.js';
+import { readMetricLog, updateAgentFrom } from '../../store/learning.js';
+import { compileOrReject } from '../compiled-agents.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
 
 /** One seed for every optimisation: the same log always gives the same proposal. */
 const SEED = 1;

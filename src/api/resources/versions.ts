@@ -1,7 +1,7 @@
-import type { AgentVersion, VersionSummary } from '../../schema/agent';
-import { listVersions, readVersion as readVersionRecord } from '../../store/agents';
-import { param, type Context } from '../context';
-import { json } from '../http';
+import type { AgentVersion, VersionSummary } from '../../schema/agent.js';
+import { listVersions, readVersion as readVersionRecord } from '../../store/agents.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
 
 /** GET /agent/:id/version: oldest first. */
 export async function listAgentVersions(context: Context): Promise<Response> {
