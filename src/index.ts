@@ -18,3 +18,5 @@ export type {
   OptimizeResult,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
+export type { FuzzboxStore, EvaluateAgent, MetricLog, StoredEvaluation } from './store/store.js';
+export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord } from './store/records.js';

@@ -1,5 +1,4 @@
 import { ApiError } from '../schema/errors.js';
-import { findAccountByKeyHash } from '../store/accounts.js';
 import type { ServiceState } from './context.js';
 
 const KEY_CACHE_CAPACITY = 1000;
@@ -36,7 +35,7 @@ export async function authenticate(service: ServiceState, request: Request, url:
   const key = presentedKey(request, url);
   const cached = service.keyCache.get(key);
   if (cached) return cached;
-  const account = await findAccountByKeyHash(service.db, await sha256Hex(key));
+  const account = await service.store.findAccountByKeyHash(await sha256Hex(key));
   if (!account) throw unauthorized('unknown API key');
   if (service.keyCache.size >= KEY_CACHE_CAPACITY) service.keyCache.clear();
   service.keyCache.set(key, account.userID);

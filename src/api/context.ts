@@ -1,13 +1,11 @@
-import type { FuzzboxDatabase } from '../store/database.js';
-import type { EvaluationWriter } from '../store/evaluation-writer.js';
+import type { FuzzboxStore } from '../store/store.js';
 import type { CompiledAgents } from './compiled-agents.js';
 import type { OptimizeProgress } from './service.js';
 
 /** What lives as long as one service: nothing here is state a restart would lose. */
 export interface ServiceState {
-  db: FuzzboxDatabase;
+  store: FuzzboxStore;
   compiledAgents: CompiledAgents;
-  evaluations: EvaluationWriter;
   signup: boolean;
   /** always starts and ends with `/` */
   basePath: string;

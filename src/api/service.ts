@@ -1,8 +1,8 @@
 import { ApiError, errorStatus } from '../schema/errors.js';
 import type { Account } from '../schema/account.js';
-import { readAgent } from '../store/agents.js';
-import { FuzzboxDatabase, type DatabaseOptions } from '../store/database.js';
-import { EvaluationWriter } from '../store/evaluation-writer.js';
+import type { DatabaseOptions } from '../store/database.js';
+import { DexieStore } from '../store/dexie-store.js';
+import type { FuzzboxStore } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { readJsonBody } from './body.js';
 import { CompiledAgents } from './compiled-agents.js';
@@ -13,7 +13,12 @@ import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
 
 export interface FuzzyServiceOptions extends DatabaseOptions {
-  /** IndexedDB database name; default `"fuzzbox"`. */
+  /**
+   * Where everything is kept; default IndexedDB through Dexie (`dbName`, `indexedDB`). On a
+   * server, `fuzzbox/node` passes PostgreSQL or PGlite here.
+   */
+  store?: FuzzboxStore;
+  /** IndexedDB database name when no `store` is given; default `"fuzzbox"`. */
   dbName?: string;
   /** Whether `POST /account` creates accounts; default true. */
   signup?: boolean;
@@ -40,7 +45,7 @@ export interface FuzzyService {
    * and hand out keys themselves. The key is returned once; only its SHA-256 is stored.
    */
   createAccount(name?: string): Promise<Account>;
-  /** Closes the database connection; requests after this fail with a 500. */
+  /** Closes the store; requests after this fail with a 500. */
   close(): Promise<void>;
 }
 
@@ -51,11 +56,10 @@ function normaliseBasePath(basePath: string): string {
 }
 
 export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
-  const db = new FuzzboxDatabase(options.dbName ?? 'fuzzbox', options);
+  const store = options.store ?? new DexieStore(options.dbName ?? 'fuzzbox', options);
   const service: ServiceState = {
-    db,
+    store,
     compiledAgents: new CompiledAgents(),
-    evaluations: new EvaluationWriter(db),
     signup: options.signup ?? true,
     basePath: normaliseBasePath(options.basePath ?? '/'),
     keyCache: new Map(),
@@ -98,7 +102,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
   async function refusalOnAgent(error: unknown, userID: string, agentID: string): Promise<unknown> {
     if (!(error instanceof ApiError) || error.status !== errorStatus.ValidationError) return error;
     try {
-      await readAgent(db, userID, agentID);
+      await store.readAgent(userID, agentID);
     } catch (lookup) {
       if (lookup instanceof ApiError && (lookup.name === 'Gone' || lookup.name === 'NotFound')) return lookup;
     }
@@ -113,9 +117,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
         return errorResponse(error);
       }
     },
-    createAccount: (name) => openAccount(db, name ?? null),
-    async close() {
-      db.close();
-    },
+    createAccount: (name) => openAccount(store, name ?? null),
+    close: () => store.close(),
   };
 }

@@ -1,10 +1,8 @@
 import { ownAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { groupLogs } from './evaluations.js';
-import type { AgentRecord, EvaluationRecord } from './records.js';
-
-/** Turns the caller's agent as it is now into logs to store and a result to answer with. */
-export type EvaluateAgent<T> = (agent: AgentRecord) => { logs: EvaluationRecord[]; result: T };
+import type { EvaluationRecord } from './records.js';
+import type { EvaluateAgent } from './store.js';
 
 interface Job {
   userID: string;

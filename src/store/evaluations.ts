@@ -1,6 +1,7 @@
 import { ApiError } from '../schema/errors.js';
 import type { FuzzboxDatabase } from './database.js';
-import type { EvaluationRecord, LogGroupRecord, VersionRecord } from './records.js';
+import type { EvaluationRecord, LogGroupRecord } from './records.js';
+import type { StoredEvaluation } from './store.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 
@@ -51,7 +52,7 @@ export function readEvaluation(
   db: FuzzboxDatabase,
   userID: string,
   reqID: string,
-): Promise<{ evaluation: EvaluationRecord; version: VersionRecord | undefined }> {
+): Promise<StoredEvaluation> {
   return db.transaction('r', db.logGroups, db.versions, db.retiredVersions, async () => {
     const evaluation = await requireEvaluation(db, userID, reqID);
     if (evaluation.trace) return { evaluation, version: undefined };

@@ -4,14 +4,7 @@ import { requireAgent, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
 import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records.js';
-
-export interface MetricLog {
-  agent: AgentRecord;
-  /** every evaluation of the agent, any version, whose feedback carries the metric, with its latest value */
-  entries: Array<{ evaluation: EvaluationRecord; value: number }>;
-  /** every metric name posted as feedback on the agent's evaluations */
-  metrics: Set<string>;
-}
+import type { MetricLog } from './store.js';
 
 /**
  * Feedback on these evaluations, possibly with feedback on others mixed in. One lookup per

@@ -1,17 +1,16 @@
 import { accountBodySchema, type Account } from '../../schema/account.js';
 import { ApiError, validationError } from '../../schema/errors.js';
-import { addAccount } from '../../store/accounts.js';
 import { newId, timestamp } from '../../store/ids.js';
-import type { FuzzboxDatabase } from '../../store/database.js';
+import type { FuzzboxStore } from '../../store/store.js';
 import { newApiKey, sha256Hex } from '../auth.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
 
 /** Creates an account; the API key is returned here once and only its SHA-256 is kept. */
-export async function openAccount(db: FuzzboxDatabase, name: string | null): Promise<Account> {
+export async function openAccount(store: FuzzboxStore, name: string | null): Promise<Account> {
   const apiKey = newApiKey();
   const account = { userID: newId(), name, createdAt: timestamp() };
-  await addAccount(db, { ...account, keyHash: await sha256Hex(apiKey) });
+  await store.addAccount({ ...account, keyHash: await sha256Hex(apiKey) });
   return { userID: account.userID, name, apiKey, createdAt: account.createdAt };
 }
 
@@ -22,5 +21,5 @@ export async function createAccount({ body, service }: Context): Promise<Respons
   }
   const parsed = accountBodySchema.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error, 'account');
-  return json(await openAccount(service.db, parsed.data?.name ?? null));
+  return json(await openAccount(service.store, parsed.data?.name ?? null));
 }

@@ -1,7 +1,6 @@
 import type { Agent, AgentSummary } from '../../schema/agent.js';
 import { agentBodySchema } from '../../schema/agent.js';
 import { validationError } from '../../schema/errors.js';
-import * as store from '../../store/agents.js';
 import type { AgentRecord } from '../../store/records.js';
 import { compileOrReject } from '../compiled-agents.js';
 import { param, type Context } from '../context.js';
@@ -22,32 +21,32 @@ function readDefinition(body: unknown) {
 
 /** GET /agent */
 export async function listAgents({ userID, service }: Context): Promise<Response> {
-  const agents = await store.listAgents(service.db, userID);
+  const agents = await service.store.listAgents(userID);
   return json(agents.map(({ id, name }): AgentSummary => ({ id, name })));
 }
 
 /** POST /agent */
 export async function createAgent(context: Context): Promise<Response> {
   const { definition, parsedRules } = readDefinition(context.body);
-  const agent = await store.createAgent(context.service.db, context.userID, definition, parsedRules);
+  const agent = await context.service.store.createAgent(context.userID, definition, parsedRules);
   const location = new URL(`${context.service.basePath}agent/${encodeURIComponent(agent.id)}`, context.url);
   return json(agentView(agent), { Location: location.href });
 }
 
 /** GET /agent/:id */
 export async function readAgent(context: Context): Promise<Response> {
-  return json(agentView(await store.readAgent(context.service.db, context.userID, param(context, 'id'))));
+  return json(agentView(await context.service.store.readAgent(context.userID, param(context, 'id'))));
 }
 
 /** PUT /agent/:id */
 export async function updateAgent(context: Context): Promise<Response> {
   const { definition, parsedRules } = readDefinition(context.body);
-  const agent = await store.updateAgent(context.service.db, context.userID, param(context, 'id'), definition, parsedRules);
+  const agent = await context.service.store.updateAgent(context.userID, param(context, 'id'), definition, parsedRules);
   return json(agentView(agent));
 }
 
 /** DELETE /agent/:id */
 export async function deleteAgent(context: Context): Promise<Response> {
-  await store.deleteAgent(context.service.db, context.userID, param(context, 'id'));
+  await context.service.store.deleteAgent(context.userID, param(context, 'id'));
   return ok();
 }

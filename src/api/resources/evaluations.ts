@@ -1,6 +1,5 @@
 import type { EvaluationLog } from '../../schema/evaluation.js';
 import { ApiError } from '../../schema/errors.js';
-import { readEvaluation as readEvaluationRecord } from '../../store/evaluations.js';
 import { recomputeTrace } from '../compiled-agents.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
@@ -8,7 +7,7 @@ import { json } from '../http.js';
 /** GET /evaluation/:id: the stored log, its trace recomputed from the immutable version it ran on. */
 export async function readEvaluation(context: Context): Promise<Response> {
   const { service } = context;
-  const { evaluation, version } = await readEvaluationRecord(service.db, context.userID, param(context, 'id'));
+  const { evaluation, version } = await service.store.readEvaluation(context.userID, param(context, 'id'));
   const trace =
     evaluation.trace ?? (version && recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input));
   if (!trace) {

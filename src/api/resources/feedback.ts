@@ -1,6 +1,5 @@
 import { validationError } from '../../schema/errors.js';
 import { feedbackBodySchema, type Feedback } from '../../schema/feedback.js';
-import { addFeedback, listFeedback as listFeedbackRecords } from '../../store/feedback.js';
 import { timestamp } from '../../store/ids.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
@@ -15,12 +14,12 @@ export async function postFeedback(context: Context): Promise<Response> {
     data: parsed.data,
     createdAt: timestamp(),
   };
-  await addFeedback(context.service.db, context.userID, { ...feedback });
+  await context.service.store.addFeedback(context.userID, { ...feedback });
   return json(feedback);
 }
 
 /** GET /evaluation/:id/feedback: oldest first. */
 export async function listFeedback(context: Context): Promise<Response> {
-  const records = await listFeedbackRecords(context.service.db, context.userID, param(context, 'id'));
+  const records = await context.service.store.listFeedback(context.userID, param(context, 'id'));
   return json(records.map(({ id, evaluationLog, data, createdAt }): Feedback => ({ id, evaluationLog, data, createdAt })));
 }

@@ -76,7 +76,7 @@ export async function evaluateAgent(context: Context): Promise<Response> {
   const exploration = explorationScale(context.url);
   const createdAt = timestamp();
 
-  const results = await service.evaluations.record(userID, param(context, 'id'), (agent) => {
+  const results = await service.store.recordEvaluations(userID, param(context, 'id'), (agent) => {
     const compiled = service.compiledAgents.get(agent.latestVersion, agent);
     checkInputNames(compiled, items, batch, metaName);
     // The trace path even without ?meta=: a log read later recomputes its trace on this same

@@ -3,7 +3,6 @@ import * as learn from '../../learn/index.js';
 import type { AgentBody } from '../../schema/agent.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize.js';
-import { readMetricLog, updateAgentFrom } from '../../store/learning.js';
 import { compileOrReject } from '../compiled-agents.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
@@ -31,7 +30,7 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   const { metric, goal, dryRun, tuneInputs } = parsed.data;
   const { service, userID } = context;
   const agentID = param(context, 'id');
-  const { agent, entries, metrics } = await readMetricLog(service.db, userID, agentID, metric);
+  const { agent, entries, metrics } = await service.store.readMetricLog(userID, agentID, metric);
   if (!metrics.has(metric)) {
     const known = metrics.size > 0 ? `metrics posted so far: ${[...metrics].join(', ')}` : 'no feedback was posted on its evaluations yet';
     throw new ApiError('InvalidRequest', `no feedback on agent "${agentID}" carries the metric "${metric}" (${known})`);
@@ -56,7 +55,7 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   if (!dryRun) {
     const parsedRules = [...compileOrReject(definition).parsedRules];
     const body = { name: agent.name, ...definition };
-    versionID = (await updateAgentFrom(service.db, userID, agentID, agent.latestVersion, body, parsedRules)).latestVersion;
+    versionID = (await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules)).latestVersion;
   }
   const { evaluationsUsed, before, after, changes } = result;
   const answer: OptimizeResult = { versionID, basedOn: agent.latestVersion, evaluationsUsed, metric, goal, before, after, changes, definition };

@@ -1,0 +1,70 @@
+import type { AgentBody } from '../schema/agent.js';
+import * as accounts from './accounts.js';
+import * as agents from './agents.js';
+import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
+import { EvaluationWriter } from './evaluation-writer.js';
+import { readEvaluation } from './evaluations.js';
+import * as feedback from './feedback.js';
+import { readMetricLog, updateAgentFrom } from './learning.js';
+import type { AccountRecord, FeedbackRecord } from './records.js';
+import type { EvaluateAgent, FuzzboxStore } from './store.js';
+
+/** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
+export class DexieStore implements FuzzboxStore {
+  readonly db: FuzzboxDatabase;
+  readonly #evaluations: EvaluationWriter;
+
+  constructor(name: string, options: DatabaseOptions = {}) {
+    this.db = new FuzzboxDatabase(name, options);
+    this.#evaluations = new EvaluationWriter(this.db);
+  }
+
+  addAccount(account: AccountRecord) {
+    return accounts.addAccount(this.db, account);
+  }
+  findAccountByKeyHash(keyHash: string) {
+    return accounts.findAccountByKeyHash(this.db, keyHash);
+  }
+  listAgents(userID: string) {
+    return agents.listAgents(this.db, userID);
+  }
+  readAgent(userID: string, id: string) {
+    return agents.readAgent(this.db, userID, id);
+  }
+  createAgent(userID: string, body: AgentBody, parsedRules: unknown[]) {
+    return agents.createAgent(this.db, userID, body, parsedRules);
+  }
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]) {
+    return agents.updateAgent(this.db, userID, id, body, parsedRules);
+  }
+  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]) {
+    return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules);
+  }
+  deleteAgent(userID: string, id: string) {
+    return agents.deleteAgent(this.db, userID, id);
+  }
+  listVersions(userID: string, agentID: string) {
+    return agents.listVersions(this.db, userID, agentID);
+  }
+  readVersion(userID: string, id: string) {
+    return agents.readVersion(this.db, userID, id);
+  }
+  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>) {
+    return this.#evaluations.record(userID, agentID, evaluate);
+  }
+  readEvaluation(userID: string, reqID: string) {
+    return readEvaluation(this.db, userID, reqID);
+  }
+  addFeedback(userID: string, record: FeedbackRecord) {
+    return feedback.addFeedback(this.db, userID, record);
+  }
+  listFeedback(userID: string, reqID: string) {
+    return feedback.listFeedback(this.db, userID, reqID);
+  }
+  readMetricLog(userID: string, agentID: string, metric: string) {
+    return readMetricLog(this.db, userID, agentID, metric);
+  }
+  async close() {
+    this.db.close();
+  }
+}

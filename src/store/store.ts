@@ -1,0 +1,69 @@
+import type { AgentBody } from '../schema/agent.js';
+import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
+
+/** Turns the caller's agent as it is now into logs to store and a result to answer with. */
+export type EvaluateAgent<T> = (agent: AgentRecord) => { logs: EvaluationRecord[]; result: T };
+
+export interface MetricLog {
+  agent: AgentRecord;
+  /** every evaluation of the agent, any version, whose feedback carries the metric, with its latest value */
+  entries: Array<{ evaluation: EvaluationRecord; value: number }>;
+  /** every metric name posted as feedback on the agent's evaluations */
+  metrics: Set<string>;
+}
+
+/** A stored evaluation and, unless its trace is stored, the version to recompute the trace from. */
+export interface StoredEvaluation {
+  evaluation: EvaluationRecord;
+  version: VersionRecord | undefined;
+}
+
+/**
+ * Everything the service keeps, behind one interface: IndexedDB through Dexie in a browser
+ * (`DexieStore`), PostgreSQL or PGlite on a server (`fuzzbox/node`). The handler, the engine and
+ * learning see only this.
+ *
+ * Every implementation keeps the same promises: each method is one transaction (it changes
+ * everything it says or nothing); a method that names an agent or an evaluation throws
+ * `ApiError` NotFound when it is missing or another account's, and Gone for the owner's deleted
+ * agent; versions of one agent are numbered in commit order, whoever writes them; only a key's
+ * SHA-256 is ever stored.
+ */
+export interface FuzzboxStore {
+  addAccount(account: AccountRecord): Promise<void>;
+  findAccountByKeyHash(keyHash: string): Promise<AccountRecord | undefined>;
+
+  listAgents(userID: string): Promise<AgentRecord[]>;
+  readAgent(userID: string, id: string): Promise<AgentRecord>;
+  /** The agent and its first version, in one transaction. */
+  createAgent(userID: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
+  /** The new definition and a new version, in one transaction. */
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
+  /**
+   * As `updateAgent`, but only if the agent is still at version `basedOn` (else Conflict): an
+   * optimisation of a version someone has since replaced would silently undo their change.
+   */
+  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
+  /** Removes the agent and leaves a tombstone; its logs stay readable. */
+  deleteAgent(userID: string, id: string): Promise<void>;
+
+  /** The agent's versions, oldest first. */
+  listVersions(userID: string, agentID: string): Promise<VersionRecord[]>;
+  readVersion(userID: string, id: string): Promise<VersionRecord>;
+
+  /**
+   * Runs `evaluate` (synchronous; it may throw to fail this request only) on the caller's agent
+   * as it is now and stores the logs it returns before resolving to its result.
+   */
+  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T>;
+  readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation>;
+
+  addFeedback(userID: string, feedback: FeedbackRecord): Promise<void>;
+  /** Feedback on the caller's evaluation, oldest first. */
+  listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]>;
+
+  /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
+  readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog>;
+
+  close(): Promise<void>;
+}
