@@ -6,6 +6,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const tooLarge = () =>
   new ApiError('PayloadTooLarge', `the body is over ${MAX_BODY_BYTES} bytes (1 MiB); split a large batch into several requests`);
 
+/** Every label the WHATWG Encoding Standard gives UTF-8; the 2015 Node client of fuzzy.ai sends `utf8`. */
+const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
+
 function checkContentType(contentType: string | null): void {
   // A body without a Content-Type is read as JSON: some HTTP clients send none.
   if (contentType === null) return;
@@ -14,8 +17,8 @@ function checkContentType(contentType: string | null): void {
     throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json" (got "${contentType}")`);
   }
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
-  if (charset !== undefined && charset.replace(/"/g, '') !== 'utf-8') {
-    throw new ApiError('InvalidRequest', `the body must be UTF-8 JSON (got charset "${charset}")`);
+  if (charset !== undefined && !UTF8_LABELS.has(charset.replace(/^"(.*)"$/, '$1').trim())) {
+    throw new ApiError('InvalidRequest', `the body must be UTF-8 JSON: send "charset=utf-8" or no charset (got charset "${charset}")`);
   }
 }
 

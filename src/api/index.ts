@@ -2,3 +2,4 @@ export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type O
 export { routes } from './routes.js';
 export type { Route, Handler } from './router.js';
 export type { Context, ServiceState } from './context.js';
+export { spelledHeaderName } from './http.js';

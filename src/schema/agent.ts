@@ -23,17 +23,33 @@ const variablesSchema = (what: 'inputs' | 'outputs') =>
     error: `${what} must be an object mapping variable name → { set name → set definition }`,
   });
 
-/** The body of POST /agent and PUT /agent/:id: only these four fields are read. */
+/** metric name → the direction feedback on it should drive the agent, e.g. `{"profit": "maximize"}` */
+export const performanceSchema = z.record(
+  nameText('a metric name'),
+  z.enum(['maximize', 'minimize'], { error: 'a metric\'s goal must be "maximize" or "minimize"' }),
+  { error: 'performance must be an object mapping metric name → "maximize" or "minimize", e.g. {"profit": "maximize"}' },
+);
+export type Performance = z.infer<typeof performanceSchema>;
+
+/**
+ * The body of POST /agent and PUT /agent/:id: only these five fields are read. `name` may be
+ * absent (fuzzy.ai's own apps post agents without one) and then is `""`; `performance` may be
+ * absent and then stays absent.
+ */
 export const agentBodySchema = z.object(
   {
-    name: nameText('name'),
+    name: z
+      .string({ error: 'name must be a string' })
+      .max(200, { error: 'name must be at most 200 characters' })
+      .default(''),
     inputs: variablesSchema('inputs'),
     outputs: variablesSchema('outputs'),
     rules: z.array(z.string({ error: 'every rule must be a string' }), {
       error: 'rules must be an array of strings, one rule per string',
     }),
+    performance: performanceSchema.optional(),
   },
-  { error: 'the body must be a JSON object with name, inputs, outputs and rules' },
+  { error: 'the body must be a JSON object with inputs, outputs and rules (and optionally name and performance)' },
 );
 export type AgentBody = z.infer<typeof agentBodySchema>;
 

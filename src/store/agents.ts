@@ -39,6 +39,12 @@ export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<A
   return db.agents.where('userID').equals(userID).toArray();
 }
 
+/** What a body sets on an agent; a PUT without `performance` removes the agent's. */
+function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance'> {
+  const { name, inputs, outputs, rules, performance } = body;
+  return { name, inputs, outputs, rules, ...(performance ? { performance } : {}) };
+}
+
 function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): VersionRecord {
   return {
     id: agent.latestVersion,
@@ -48,6 +54,7 @@ function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): Vers
     inputs: agent.inputs,
     outputs: agent.outputs,
     rules: agent.rules,
+    ...(agent.performance ? { performance: agent.performance } : {}),
     parsed_rules: parsedRules,
     createdAt: agent.updatedAt,
     seq,
@@ -65,10 +72,7 @@ export async function createAgent(
   const agent: AgentRecord = {
     id: newId(),
     userID,
-    name: body.name,
-    inputs: body.inputs,
-    outputs: body.outputs,
-    rules: body.rules,
+    ...definitionOf(body),
     createdAt: now,
     updatedAt: now,
     latestVersion: newId(),
@@ -92,12 +96,10 @@ export function updateAgent(
   return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     // Taken after the read, so concurrent PUTs (serialised by IndexedDB) get increasing times.
+    const { performance: _replaced, ...kept } = current;
     const agent: AgentRecord = {
-      ...current,
-      name: body.name,
-      inputs: body.inputs,
-      outputs: body.outputs,
-      rules: body.rules,
+      ...kept,
+      ...definitionOf(body),
       updatedAt: timestampAfter(current.updatedAt),
       latestVersion: newId(),
       versionCount: current.versionCount + 1,

@@ -116,6 +116,35 @@ describe('agents', () => {
     expect((await t.call('GET', `agent/${created.body.id}`, { key })).body).toEqual(body);
   });
 
+  test('performance is stored with every version and returned; a PUT without it removes it', async () => {
+    const withPerformance = { ...tippingAgent(), performance: { 'tip share': 'maximize', complaints: 'minimize' } };
+    const created = await t.call('POST', 'agent', { key, body: withPerformance });
+    expect(created.status).toBe(200);
+    expect(created.body.performance).toEqual(withPerformance.performance);
+    expect((await t.call('GET', `agent/${created.body.id}`, { key })).body).toEqual(created.body);
+    expect((await t.call('GET', `version/${created.body.latestVersion}`, { key })).body.performance).toEqual(withPerformance.performance);
+
+    const without = await t.call('PUT', `agent/${created.body.id}`, { key, body: tippingAgent() });
+    expect(without.body).not.toHaveProperty('performance');
+    expect((await t.call('GET', `agent/${created.body.id}`, { key })).body).not.toHaveProperty('performance');
+    expect((await t.call('GET', `version/${without.body.latestVersion}`, { key })).body).not.toHaveProperty('performance');
+    // the first version keeps what it was created with
+    expect((await t.call('GET', `version/${created.body.latestVersion}`, { key })).body.performance).toEqual(withPerformance.performance);
+  });
+
+  test('name is optional: absent means "" on POST and PUT, in GET and in the list', async () => {
+    const { name: _name, ...nameless } = tippingAgent();
+    const created = await t.call('POST', 'agent', { key, body: nameless });
+    expect(created.status).toBe(200);
+    expect(created.body.name).toBe('');
+    expect((await t.call('GET', 'agent', { key })).body).toEqual([{ id: created.body.id, name: '' }]);
+    await t.call('PUT', `agent/${created.body.id}`, { key, body: tippingAgent('named') });
+    const renamed = await t.call('PUT', `agent/${created.body.id}`, { key, body: nameless });
+    expect(renamed.body.name).toBe('');
+    expect((await t.call('GET', `agent/${created.body.id}`, { key })).body.name).toBe('');
+    expect((await t.call('GET', `version/${renamed.body.latestVersion}`, { key })).body.name).toBe('');
+  });
+
   test('DELETE /agent/:id answers {"message":"OK"} and removes agent and versions', async () => {
     const created = await createAgent();
     await t.call('PUT', `agent/${created.body.id}`, { key, body: tippingAgent() });

@@ -45,11 +45,13 @@ describe('400', () => {
   });
 
   test('a schema violation lists every invalid field by path', async () => {
-    const { name: _name, ...nameless } = tippingAgent();
-    const bad = { ...nameless, inputs: { service: { poor: [0, 1, 2, 3, 4] } }, rules: 'IF x' };
+    const bad = { ...tippingAgent(), name: 7, inputs: { service: { poor: [0, 1, 2, 3, 4] } }, rules: 'IF x', performance: { profit: 'max' } };
     const body = await expectRefused(400, () => t.call('POST', 'agent', { key, body: bad }));
     expect(body.error).toBe('ValidationError');
-    expect(body.issues?.map((issue) => issue.path).sort()).toEqual(['inputs.service.poor', 'name', 'rules']);
+    expect(body.issues?.map((issue) => issue.path).sort()).toEqual(['inputs.service.poor', 'name', 'performance.profit', 'rules']);
+    expect(body.issues?.find((issue) => issue.path === 'performance.profit')?.message).toMatch(/"maximize" or "minimize"/);
+    const notAnObject = await expectRefused(400, () => t.call('POST', 'agent', { key, body: { ...tippingAgent(), performance: ['profit'] } }));
+    expect(notAnObject.issues?.[0]?.message).toMatch(/metric name → "maximize" or "minimize"/);
     expect(body.issues?.find((issue) => issue.path === 'inputs.service.poor')?.message).toMatch(/2 \(slope\), 3 \(triangle\) or 4/);
   });
 

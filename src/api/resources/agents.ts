@@ -7,8 +7,8 @@ import { param, type Context } from '../context.js';
 import { json, ok } from '../http.js';
 
 export function agentView(agent: AgentRecord): Agent {
-  const { id, name, inputs, outputs, rules, createdAt, updatedAt, latestVersion } = agent;
-  return { id, name, inputs, outputs, rules, createdAt, updatedAt, latestVersion };
+  const { id, name, inputs, outputs, rules, performance, createdAt, updatedAt, latestVersion } = agent;
+  return { id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion };
 }
 
 /** Validates a POST or PUT body completely: shape first, then everything the engine checks. */

@@ -54,7 +54,7 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   let versionID: string | null = null;
   if (!dryRun) {
     const parsedRules = [...compileOrReject(definition).parsedRules];
-    const body = { name: agent.name, ...definition };
+    const body = { name: agent.name, ...definition, ...(agent.performance ? { performance: agent.performance } : {}) };
     versionID = (await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules)).latestVersion;
   }
   const { evaluationsUsed, before, after, changes } = result;

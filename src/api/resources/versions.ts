@@ -11,7 +11,18 @@ export async function listAgentVersions(context: Context): Promise<Response> {
 /** GET /version/:id */
 export async function readVersion(context: Context): Promise<Response> {
   const record = await context.service.store.readVersion(context.userID, param(context, 'id'));
-  const { id, versionOf, userID, name, inputs, outputs, rules, parsed_rules, createdAt } = record;
-  const version: AgentVersion = { id, versionOf, userID, name, inputs, outputs, rules, parsed_rules, createdAt };
+  const { id, versionOf, userID, name, inputs, outputs, rules, performance, parsed_rules, createdAt } = record;
+  const version: AgentVersion = {
+    id,
+    versionOf,
+    userID,
+    name,
+    inputs,
+    outputs,
+    rules,
+    ...(performance ? { performance } : {}),
+    parsed_rules,
+    createdAt,
+  };
   return json(version);
 }
