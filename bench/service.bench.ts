@@ -95,22 +95,23 @@ async function main() {
   }
 
   // Bytes per evaluation as Chromium's IndexedDB stores a value: V8's structured serialisation of
-  // the log group, shared by its logs, plus its keys: the primary key (seq), one `*reqIDs` index
-  // entry per log (the reqID and the group's key) and one [userID+agentID] entry per group.
+  // the log group, shared by its logs, plus its keys: the primary key (seq), one `*keys` index
+  // entry per log ([userID, reqID] and the group's key) and one [userID+agentID+seq] entry per group.
   const reader = new Dexie('bench', { indexedDB, IDBKeyRange });
   await reader.open();
-  type Group = { seq: number; userID: string; agentID: string; reqIDs: string[] };
+  type Group = { seq: number; userID: string; agentID: string; keys: Array<[string, string]> };
   const groups = (await reader.table('logGroups').toArray()) as Group[];
   const perLog = (group: Group) => {
-    const keyBytes = 8 + group.reqIDs.length * (group.reqIDs[0]!.length + 8) + group.userID.length + group.agentID.length + 8;
-    return { value: serialize(group).byteLength / group.reqIDs.length, keys: keyBytes / group.reqIDs.length };
+    const [userID, reqID] = group.keys[0]!;
+    const keyBytes = 8 + group.keys.length * (userID.length + reqID.length + 8) + group.userID.length + group.agentID.length + 16;
+    return { value: serialize(group).byteLength / group.keys.length, keys: keyBytes / group.keys.length };
   };
-  const single = perLog(groups.find((group) => group.reqIDs.length === 1)!);
-  const batched = perLog(groups.find((group) => group.reqIDs.length === 4096)!);
-  const sample = groups[0]!.reqIDs[0]!;
+  const single = perLog(groups.find((group) => group.keys.length === 1)!);
+  const batched = perLog(groups.find((group) => group.keys.length === 64)!);
+  const sample = groups[0]!.keys[0]![1];
   const fullLog = await (await call('GET', `evaluation/${sample}`, apiKey)).json();
   const fullBytes = serialize(fullLog).byteLength;
-  const total = groups.reduce((sum, group) => sum + group.reqIDs.length, 0);
+  const total = groups.reduce((sum, group) => sum + group.keys.length, 0);
   reader.close();
 
   const spread = (values: number[], unit: string, fmt: (v: number) => string) =>
@@ -122,7 +123,7 @@ async function main() {
   console.log(`  GET /evaluation/:id, sequential:     ${spread(readRates, '/s', format)} (trace recomputed from the version)`);
   const bytes = ({ value, keys }: { value: number; keys: number }) => `${Math.round(value)} B value + ~${Math.round(keys)} B keys`;
   console.log(`  bytes stored per evaluation, alone:  ${bytes(single)} (the full log it stands for: ${fullBytes} B)`);
-  console.log(`  bytes stored per evaluation, batched: ${bytes(batched)} (one record holds the batch's 4096 logs)`);
+  console.log(`  bytes stored per evaluation, batched: ${bytes(batched)} (a record holds 64 of the batch's logs)`);
   console.log(`  log records (groups) stored:         ${format(groups.length)}`);
   console.log(`  evaluations stored during the run:   ${format(total)}`);
   await service.close();

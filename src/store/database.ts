@@ -38,8 +38,43 @@ function declareVersions(db: Dexie): void {
     .stores({ logGroups: '++seq, *reqIDs, [userID+agentID]', evaluations: null })
     .upgrade(async (tx) => {
       const logs: EvaluationRecord[] = await tx.table('evaluations').toArray();
-      await tx.table('logGroups').bulkAdd(logs.flatMap((log) => groupLogs([log])));
+      await tx.table('logGroups').bulkAdd(logs.map(groupOfOne));
     });
+  // Per-account indexes, so an account's records are counted, exported and pruned without reading
+  // anyone else's; logs in chunks of at most LOG_CHUNK keyed [userID, reqID], so one log of a batch
+  // costs a chunk; feedback carries its owner. Each version-3 group is cut into chunks in place.
+  db.version(4)
+    .stores({
+      versions: 'id, [versionOf+seq], userID',
+      retiredVersions: 'id, userID',
+      deletedAgents: 'id, userID',
+      logGroups: '++seq, *keys, [userID+agentID+seq]',
+      feedback: '++seq, &id, evaluationLog, [userID+seq]',
+    })
+    .upgrade(async (tx) => {
+      const groups = tx.table('logGroups');
+      const owners = new Map<string, string>();
+      const version3: Version3Group[] = await groups.toArray();
+      await groups.clear();
+      for (const { reqIDs, logs, seq: _, ...shared } of version3) {
+        for (const reqID of reqIDs) owners.set(reqID, shared.userID);
+        await groups.bulkAdd(groupLogs(reqIDs.map((reqID, i) => ({ reqID, ...shared, ...logs[i]! }))));
+      }
+      await tx.table('feedback').toCollection().modify((feedback: FeedbackRecord) => {
+        // feedback always names an existing log: POST checks it, and logs were never deleted before
+        feedback.userID = owners.get(feedback.evaluationLog) ?? '';
+      });
+    });
+}
+
+/** A log group as schema version 3 stored it: any number of logs, `reqIDs[i]` the id of `logs[i]`. */
+interface Version3Group extends Omit<LogGroupRecord, 'keys'> {
+  reqIDs: string[];
+}
+
+/** A version-2 log as a version-3 group of one. */
+function groupOfOne({ reqID, userID, agentID, versionID, createdAt, ...log }: EvaluationRecord): Version3Group {
+  return { userID, agentID, versionID, createdAt, reqIDs: [reqID], logs: [log] };
 }
 
 export class FuzzboxDatabase extends Dexie {

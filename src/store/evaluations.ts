@@ -9,39 +9,63 @@ const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id
 const groupKey = ({ userID, agentID, versionID, createdAt }: EvaluationRecord) => JSON.stringify([userID, agentID, versionID, createdAt]);
 
 /**
- * Logs as few group records as possible: one per owner, agent, version and time, so the logs of
- * one request (and of concurrent ones that match) are one record, stored in `logs`' order.
+ * At most this many logs per group record. Fewer records make a batch cheaper to write (IndexedDB
+ * costs per record); smaller ones make one log of it cheaper to read, give feedback on or delete.
+ * 64 keeps a 4096 batch at 64 records and any one log's read within a few logs' cost
+ * (docs/BROWSER.md, "Flat costs").
+ */
+export const LOG_CHUNK = 64;
+
+/**
+ * Logs as few group records as possible: one per owner, agent, version and time and LOG_CHUNK
+ * logs, so the logs of one request (and of concurrent ones that match) are a few records, stored
+ * in `logs`' order.
  */
 export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
-  const groups = new Map<string, LogGroupRecord>();
+  const groups: LogGroupRecord[] = [];
+  const open = new Map<string, LogGroupRecord>();
   for (const log of logs) {
     const { reqID, userID, agentID, versionID, createdAt, input, crisp, returned, trace } = log;
     const key = groupKey(log);
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { userID, agentID, versionID, createdAt, reqIDs: [], logs: [] }));
-    group.reqIDs.push(reqID);
+    let group = open.get(key);
+    if (!group || group.logs.length === LOG_CHUNK) {
+      group = { userID, agentID, versionID, createdAt, keys: [], logs: [] };
+      groups.push(group);
+      open.set(key, group);
+    }
+    group.keys.push([userID, reqID]);
     // absent rather than `undefined`: IndexedDB would store the property
     group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(trace ? { trace } : {}) });
   }
-  return [...groups.values()];
+  return groups;
 }
 
 /** The log at `index` of `group`, as one record. */
 function logAt(group: LogGroupRecord, index: number): EvaluationRecord {
   const { userID, agentID, versionID, createdAt } = group;
-  return { reqID: group.reqIDs[index]!, userID, agentID, versionID, createdAt, ...group.logs[index]! };
+  return { reqID: group.keys[index]![1], userID, agentID, versionID, createdAt, ...group.logs[index]! };
 }
 
 /** Every log of `group`, in the order they were stored. */
 export function logsOf(group: LogGroupRecord): EvaluationRecord[] {
-  return group.reqIDs.map((_, index) => logAt(group, index));
+  return group.keys.map((_, index) => logAt(group, index));
+}
+
+/** The group holding the caller's evaluation `reqID`, if any. */
+export function findGroup(db: FuzzboxDatabase, userID: string, reqID: string): Promise<LogGroupRecord | undefined> {
+  return db.logGroups.where('keys').equals([userID, reqID]).first();
 }
 
 /** The caller's evaluation, or NotFound (never existed, or someone else's). */
 export async function requireEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<EvaluationRecord> {
-  const group = await db.logGroups.where('reqIDs').equals(reqID).first();
-  if (group?.userID !== userID) throw notFound(reqID);
-  return logAt(group, group.reqIDs.indexOf(reqID));
+  const group = await findGroup(db, userID, reqID);
+  if (!group) throw notFound(reqID);
+  return logAt(group, group.keys.findIndex((key) => key[1] === reqID));
+}
+
+/** Whether the caller has an evaluation `reqID`, or NotFound; reads only the index, not the log. */
+export async function requireEvaluationExists(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
+  if ((await db.logGroups.where('keys').equals([userID, reqID]).count()) === 0) throw notFound(reqID);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
 import { requireAgent, updateAgent } from './agents.js';
@@ -7,13 +8,14 @@ import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records.js
 import type { MetricLog } from './store.js';
 
 /**
- * Feedback on these evaluations, possibly with feedback on others mixed in. One lookup per
- * evaluation while they are few next to all feedback stored; past that, one pass over the whole
- * table is faster (IndexedDB has no cheap "any of these 10,000 keys": Dexie's anyOf takes minutes
- * on fake-indexeddb at that size).
+ * Feedback on these evaluations of the caller's, possibly with feedback on others mixed in. One
+ * lookup per evaluation while they are few next to all the caller's feedback; past that, one pass
+ * over the caller's feedback is faster (IndexedDB has no cheap "any of these 10,000 keys": Dexie's
+ * anyOf takes minutes on fake-indexeddb at that size).
  */
-async function feedbackOn(db: FuzzboxDatabase, evaluations: Map<string, EvaluationRecord>): Promise<FeedbackRecord[]> {
-  if (evaluations.size * 4 >= (await db.feedback.count())) return db.feedback.toArray();
+async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<string, EvaluationRecord>): Promise<FeedbackRecord[]> {
+  const own = db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]);
+  if (evaluations.size * 4 >= (await own.count())) return own.toArray();
   const lists = await Promise.all([...evaluations.keys()].map((reqID) => db.feedback.where('evaluationLog').equals(reqID).toArray()));
   return lists.flat();
 }
@@ -29,7 +31,7 @@ export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: stri
     const metrics = new Set<string>();
     // oldest first (both reads below keep primary-key order per evaluation): a later value for the
     // same metric replaces an earlier one
-    for (const { evaluationLog, data } of await feedbackOn(db, byID)) {
+    for (const { evaluationLog, data } of await feedbackOn(db, userID, byID)) {
       if (!byID.has(evaluationLog)) continue;
       for (const name of Object.keys(data)) metrics.add(name);
       if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);

@@ -70,19 +70,21 @@ export interface EvaluationRecord {
 export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'trace'>;
 
 /**
- * The logs of one request (a batch, or one evaluation as a group of one) as ONE record: IndexedDB
- * costs a request to the browser process per record, so 4096 records take ~750 ms in Chromium
- * where one record holding 4096 logs takes ~15 ms. `reqIDs[i]` is the id of `logs[i]`; the
- * multi-entry index on `reqIDs` finds any one log in one indexed get.
+ * Up to LOG_CHUNK logs of one request (a batch, or one evaluation as a group of one) as ONE
+ * record: IndexedDB costs a request to the browser process per record, so 4096 records take
+ * ~750 ms in Chromium where a few records holding 4096 logs take ~20 ms; and bounded, so reading
+ * or rewriting one log of a batch (a read, feedback, a delete) costs a chunk, not the batch.
+ * `keys[i]` is `[userID, reqID]` of `logs[i]`: the multi-entry index on it finds any one of the
+ * caller's logs in one indexed get and counts an account's logs without reading them.
  */
 export interface LogGroupRecord {
-  /** auto-increment: groups in the order they were stored */
+  /** auto-increment: groups in the order they were stored (indexed with owner and agent) */
   seq?: number;
   userID: string;
   agentID: string;
   versionID: string;
   createdAt: string;
-  reqIDs: string[];
+  keys: Array<[userID: string, reqID: string]>;
   logs: GroupedLog[];
 }
 
@@ -90,6 +92,8 @@ export interface FeedbackRecord {
   /** auto-increment; orders feedback of one evaluation oldest first */
   seq?: number;
   id: string;
+  /** the evaluation's owner: an account's feedback is counted and exported without reading its logs */
+  userID: string;
   evaluationLog: string;
   data: Record<string, number>;
   createdAt: string;

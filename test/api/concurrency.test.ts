@@ -39,8 +39,8 @@ test('50 parallel PUTs to one agent → 51 versions; latestVersion is the last v
 
 /** The id of every log stored, read from the raw log groups. */
 async function storedReqIDs(): Promise<string[]> {
-  const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ reqIDs: string[] }> }>;
-  return tables.logGroups!.records.flatMap((group) => group.reqIDs);
+  const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ keys: Array<[string, string]> }> }>;
+  return tables.logGroups!.records.flatMap((group) => group.keys.map((pair) => pair[1]));
 }
 
 test('1,000 concurrent evaluations → 1,000 logs, each readable with its own input', async () => {

@@ -121,8 +121,8 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(3);
-    const group = await upgraded.table('logGroups').where('reqIDs').equals(live).first();
+    expect(upgraded.verno).toBe(4);
+    const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
       { id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 },
@@ -216,21 +216,67 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(3);
+    expect(upgraded.verno).toBe(4);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
-    const { reqID: _, userID, agentID, versionID, createdAt: at, ...rest } = logs.explored;
+    const { reqID, userID, agentID, versionID, createdAt: at, ...rest } = logs.explored;
     expect(groups).toHaveLength(5);
-    expect(groups.find((group) => group.reqIDs[0] === logs.explored.reqID)).toEqual({
-      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, reqIDs: [logs.explored.reqID], logs: [rest],
+    expect(groups.find((group) => group.keys[0]![1] === reqID)).toEqual({
+      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, keys: [[userID, reqID]], logs: [rest],
     });
+    // version 4 gave feedback its owner
+    expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
     // the optimiser reads the agent's logs back as version 2 stored them, with each one's latest value
     const { entries, metrics } = await readMetricLog(upgraded, 'U1', 'A1', 'score');
     expect(metrics).toEqual(new Set(['score', 'other']));
     expect(entries.sort((a, b) => a.evaluation.reqID.localeCompare(b.evaluation.reqID))).toEqual([
       { evaluation: logs.plain, value: 4 },
       { evaluation: logs.explored, value: 3 },
+    ]);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('version 4: a version-3 group of 100 logs becomes chunks of 64 and 36 that read back; feedback gets its owner', async () => {
+  const indexedDB = new IDBFactory();
+  const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
+  earlier.version(1).stores(version1);
+  earlier.version(2).stores({ retiredVersions: 'id' });
+  earlier.version(3).stores({ logGroups: '++seq, *reqIDs, [userID+agentID]', evaluations: null });
+  const apiKey = 'fzb_written-by-version-3';
+  const createdAt = '2026-03-04T05:06:07.891Z';
+  await earlier.table('accounts').add({ userID: 'U1', name: 'three', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
+  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  const reqIDs = Array.from({ length: 100 }, (_, i) => `20000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  const logs = reqIDs.map((_, i) => ({ input: { x: i / 10 }, crisp: { y: 1 } }));
+  await earlier.table('logGroups').add({ userID: 'U1', agentID: 'A1', versionID: 'V1', createdAt, reqIDs, logs });
+  await earlier.table('feedback').add({ id: 'F1', evaluationLog: reqIDs[99], data: { score: 5 }, createdAt });
+  earlier.close();
+
+  const service = createFuzzyService({ indexedDB, IDBKeyRange });
+  const get = async (path: string) => {
+    const response = await service.handle(new Request(`http://local/${path}`, { headers: { Authorization: `Bearer ${apiKey}` } }));
+    expect(response.status).toBe(200);
+    return response.json() as Promise<any>;
+  };
+  try {
+    for (const i of [0, 63, 64, 99]) expect(await get(`evaluation/${reqIDs[i]}`)).toMatchObject({ reqID: reqIDs[i], input: { x: i / 10 } });
+    expect((await get(`evaluation/${reqIDs[99]}/feedback`)).map((f: { data: unknown }) => f.data)).toEqual([{ score: 5 }]);
+  } finally {
+    await service.close();
+  }
+  const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
+  await upgraded.open();
+  try {
+    const groups = await upgraded.logGroups.toArray();
+    expect(groups.map((group) => group.logs.length)).toEqual([64, 36]);
+    expect(groups.flatMap((group) => group.keys)).toEqual(reqIDs.map((reqID) => ['U1', reqID]));
+    expect(groups.flatMap((group) => group.logs)).toEqual(logs);
+    expect(await upgraded.feedback.toArray()).toEqual([
+      { seq: 1, id: 'F1', userID: 'U1', evaluationLog: reqIDs[99], data: { score: 5 }, createdAt },
     ]);
   } finally {
     upgraded.close();
