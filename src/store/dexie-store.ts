@@ -55,7 +55,7 @@ export class DexieStore implements FuzzboxStore {
   readEvaluation(userID: string, reqID: string) {
     return readEvaluation(this.db, userID, reqID);
   }
-  addFeedback(userID: string, record: FeedbackRecord) {
+  addFeedback(userID: string, record: Omit<FeedbackRecord, 'userID' | 'seq'>) {
     return feedback.addFeedback(this.db, userID, record);
   }
   listFeedback(userID: string, reqID: string) {

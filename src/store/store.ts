@@ -58,7 +58,8 @@ export interface FuzzboxStore {
   recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T>;
   readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation>;
 
-  addFeedback(userID: string, feedback: FeedbackRecord): Promise<void>;
+  /** Feedback on the caller's evaluation; the store records its owner. */
+  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void>;
   /** Feedback on the caller's evaluation, oldest first. */
   listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]>;
 
