@@ -1,5 +1,11 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './api/index.js';
+export {
+  createFuzzyService,
+  type FuzzyService,
+  type FuzzyServiceOptions,
+  type OptimizeProgress,
+  type StorageManagerLike,
+} from './api/index.js';
 export * from './engine/index.js';
 export type {
   Agent,
@@ -16,6 +22,8 @@ export type {
   Issue,
   OptimizeBody,
   OptimizeResult,
+  RecordCounts,
+  StorageStatus,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
 export type { FuzzboxStore, EvaluateAgent, MetricLog, StoredEvaluation } from './store/store.js';

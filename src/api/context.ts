@@ -1,5 +1,6 @@
 import type { FuzzboxStore } from '../store/store.js';
 import type { CompiledAgents } from './compiled-agents.js';
+import type { StorageManagerLike } from './resources/storage.js';
 import type { OptimizeProgress } from './service.js';
 
 /** What lives as long as one service: nothing here is state a restart would lose. */
@@ -14,6 +15,8 @@ export interface ServiceState {
   /** uniform numbers in [0, 1) for exploration noise */
   random: () => number;
   onOptimizeProgress: ((progress: OptimizeProgress) => void) | undefined;
+  /** the platform's storage manager for GET /storage; none in Node */
+  storageManager: StorageManagerLike | undefined;
 }
 
 export interface Context {

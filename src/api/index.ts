@@ -1,4 +1,5 @@
 export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress } from './service.js';
+export type { StorageManagerLike } from './resources/storage.js';
 export { routes } from './routes.js';
 export type { Route, Handler } from './router.js';
 export type { Context, ServiceState } from './context.js';

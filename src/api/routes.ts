@@ -7,6 +7,7 @@ import { listAgentVersions, readVersion } from './resources/versions.js';
 import { readEvaluation } from './resources/evaluations.js';
 import { listFeedback, postFeedback } from './resources/feedback.js';
 import { optimizeAgent } from './resources/optimize.js';
+import { readStorage } from './resources/storage.js';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [
@@ -24,4 +25,5 @@ export const routes: Route[] = [
   { method: 'POST', path: '/evaluation/:id/feedback', handler: postFeedback },
   { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
   { method: 'POST', path: '/agent/:id/optimize', handler: optimizeAgent },
+  { method: 'GET', path: '/storage', handler: readStorage },
 ];

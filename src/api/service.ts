@@ -11,6 +11,7 @@ import { errorResponse } from './http.js';
 import { openAccount } from './resources/account.js';
 import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
+import type { StorageManagerLike } from './resources/storage.js';
 
 export interface FuzzyServiceOptions extends DatabaseOptions {
   /**
@@ -28,6 +29,11 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
   random?: () => number;
   /** Called while `POST /agent/:id/optimize` runs, e.g. to drive a progress bar. */
   onOptimizeProgress?: (progress: OptimizeProgress) => void;
+  /**
+   * Where `GET /storage` reads usage, quota and persistence: pass `navigator.storage` (the worker
+   * adapter does); without it those fields are `null`.
+   */
+  storageManager?: StorageManagerLike;
 }
 
 /** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
@@ -65,6 +71,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     keyCache: new Map(),
     random: options.random ?? Math.random,
     onOptimizeProgress: options.onOptimizeProgress,
+    storageManager: options.storageManager,
   };
   const match = createRouter(routes);
 

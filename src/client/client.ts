@@ -13,6 +13,7 @@ import type {
   OptimizeBody,
   OptimizeResult,
   ServiceInfo,
+  StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
 
@@ -153,6 +154,11 @@ export class FuzzyClient {
   /** POST /agent/:id/optimize: tunes the agent on the feedback for one metric; saves a new version unless dryRun. */
   optimize(agentID: string, request: Partial<OptimizeBody> & Pick<OptimizeBody, 'metric' | 'goal'>): Promise<OptimizeResult> {
     return this.#json('POST', `agent/${encodeURIComponent(agentID)}/optimize`, request);
+  }
+
+  /** GET /storage: the origin's usage, quota and persistence, and the account's record counts. */
+  getStorage(): Promise<StorageStatus> {
+    return this.#json('GET', 'storage');
   }
 
   #evaluationPath(agentID: string, options: EvaluateOptions): string {

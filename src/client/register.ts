@@ -2,6 +2,7 @@
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
 import { CLAIM, SKIP_WAITING } from '../sw/messages.js';
+import { requestPersistence } from './persistence.js';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
@@ -10,6 +11,11 @@ export interface RegisterOptions {
   timeout?: number;
   /** Called each time a newer worker is installed and waiting, however many a page lives through; data is kept across the switch. */
   onUpdate?: (update: WorkerUpdate) => void;
+  /**
+   * Also ask the browser to keep the origin's storage (`requestPersistence()`): only a page can,
+   * the worker cannot. The answer is `FuzzyWorker.persisted`.
+   */
+  persist?: boolean;
 }
 
 export interface WorkerUpdate {
@@ -21,6 +27,8 @@ export interface FuzzyWorker {
   readonly registration: ServiceWorkerRegistration;
   /** Asks the server whether the worker script changed; a new one is announced through `onUpdate`. */
   update(): Promise<void>;
+  /** With `persist: true`, whether the browser made the storage persistent; else undefined. */
+  readonly persisted: boolean | undefined;
 }
 
 export class WorkerRegistrationError extends Error {
@@ -59,7 +67,8 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
   );
   const { onUpdate } = options;
   if (onUpdate) announceUpdates(container, registration, timeout, onUpdate);
-  return { registration, update: () => workbox.update() };
+  const persisted = options.persist ? await requestPersistence() : undefined;
+  return { registration, update: () => workbox.update(), persisted };
 }
 
 /**

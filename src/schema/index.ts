@@ -4,3 +4,4 @@ export * from './feedback.js';
 export * from './account.js';
 export * from './errors.js';
 export * from './optimize.js';
+export * from './storage.js';

@@ -1,5 +1,6 @@
 import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
+import { countRecords } from './counts.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
 import { EvaluationWriter } from './evaluation-writer.js';
@@ -63,6 +64,9 @@ export class DexieStore implements FuzzboxStore {
   }
   readMetricLog(userID: string, agentID: string, metric: string) {
     return readMetricLog(this.db, userID, agentID, metric);
+  }
+  countRecords(userID: string) {
+    return countRecords(this.db, userID);
   }
   async close() {
     this.db.close();

@@ -1,4 +1,5 @@
 import type { AgentBody } from '../schema/agent.js';
+import type { RecordCounts } from '../schema/storage.js';
 import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
 
 /** Turns the caller's agent as it is now into logs to store and a result to answer with. */
@@ -65,6 +66,9 @@ export interface FuzzboxStore {
 
   /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
   readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog>;
+
+  /** How many records of each kind the caller's account holds. */
+  countRecords(userID: string): Promise<RecordCounts>;
 
   close(): Promise<void>;
 }

@@ -40,6 +40,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       basePath,
       // to every page of the origin, so any of them can show a progress bar
       onOptimizeProgress: (report) => (progress ??= new BroadcastChannel(OPTIMIZE_PROGRESS)).postMessage(report),
+      // GET /storage: estimate() and persisted() work in workers (persist() does not)
+      ...(worker.navigator.storage ? { storageManager: worker.navigator.storage } : {}),
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
     }));

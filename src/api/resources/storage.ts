@@ -1,0 +1,30 @@
+import type { StorageStatus } from '../../schema/storage.js';
+import type { Context } from '../context.js';
+import { json } from '../http.js';
+
+/**
+ * What GET /storage asks of the platform: `navigator.storage` in a page or worker (the adapters
+ * pass it in; the core touches no browser global). `persisted()` exists in workers too; only
+ * `persist()` is page-only (FuzzyClient's `requestPersistence()`).
+ */
+export interface StorageManagerLike {
+  estimate(): Promise<{ usage?: number; quota?: number }>;
+  persisted?(): Promise<boolean>;
+}
+
+/** GET /storage: the origin's usage, quota and persistence as the browser reports them, and the caller's counts. */
+export async function readStorage({ service, userID }: Context): Promise<Response> {
+  const manager = service.storageManager;
+  const [estimate, persisted, counts] = await Promise.all([
+    manager?.estimate(),
+    manager?.persisted?.(),
+    service.store.countRecords(userID),
+  ]);
+  const status: StorageStatus = {
+    usage: estimate?.usage ?? null,
+    quota: estimate?.quota ?? null,
+    persisted: persisted ?? null,
+    counts,
+  };
+  return json(status);
+}

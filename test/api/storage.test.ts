@@ -1,0 +1,66 @@
+// GET /storage: the caller's counts per kind of record, and the platform's figures when the
+// service is given a storage manager (Chromium's real one: test/browser/storage.test.ts).
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { storageStatusSchema } from '../../src/schema/index.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
+
+let t: TestService;
+beforeEach(async () => {
+  t = await createTestService();
+});
+afterEach(() => t.close());
+
+test('counts every kind of record of the caller only; usage, quota and persisted are null without a storage manager', async () => {
+  const key = await t.signup('counted');
+  const other = await t.signup('someone else');
+  const empty = await t.call('GET', 'storage', { key });
+  expect(empty.status).toBe(200);
+  expect(storageStatusSchema.parse(empty.body)).toEqual({
+    usage: null,
+    quota: null,
+    persisted: null,
+    counts: { agents: 0, versions: 0, retiredVersions: 0, deletions: 0, evaluations: 0, feedback: 0 },
+  });
+
+  const kept = (await t.call('POST', 'agent', { key, body: tippingAgent('kept') })).body;
+  await t.call('PUT', `agent/${kept.id}`, { key, body: tippingAgent('kept v2') });
+  const gone = (await t.call('POST', 'agent', { key, body: tippingAgent('gone') })).body;
+  await t.call('PUT', `agent/${gone.id}`, { key, body: tippingAgent('gone v2') });
+  await t.call('PUT', `agent/${gone.id}`, { key, body: tippingAgent('gone v3') });
+  const batch = Array.from({ length: 100 }, (_, i) => ({ service: i / 10 }));
+  const evaluated = await t.call('POST', `agent/${kept.id}`, { key, body: batch });
+  const single = await t.call('POST', `agent/${gone.id}`, { key, body: { service: 3 } });
+  const ids = evaluated.headers.get('X-Evaluation-ID')!.split(',');
+  for (const id of [ids[0], ids[99], ids[99], single.headers.get('X-Evaluation-ID')]) {
+    expect((await t.call('POST', `evaluation/${id}/feedback`, { key, body: { stars: 3 } })).status).toBe(200);
+  }
+  expect((await t.call('DELETE', `agent/${gone.id}`, { key })).status).toBe(200);
+  // another account's records are not counted
+  const theirs = (await t.call('POST', 'agent', { key: other, body: tippingAgent() })).body;
+  await t.call('POST', `agent/${theirs.id}`, { key: other, body: batch });
+
+  const { body } = await t.call('GET', 'storage', { key });
+  expect(body.counts).toEqual({ agents: 1, versions: 2, retiredVersions: 3, deletions: 1, evaluations: 101, feedback: 4 });
+  expect((await t.call('GET', 'storage', { key: other })).body.counts).toEqual({
+    agents: 1, versions: 1, retiredVersions: 0, deletions: 0, evaluations: 100, feedback: 0,
+  });
+});
+
+test('usage, quota and persistence come from the storage manager the adapter passes in', async () => {
+  await t.close();
+  let asked = 0;
+  t = await createTestService({
+    storageManager: {
+      estimate: async () => ({ usage: 1234 + asked++, quota: 10_000_000 }),
+      persisted: async () => true,
+    },
+  });
+  const key = await t.signup();
+  expect((await t.call('GET', 'storage', { key })).body).toMatchObject({ usage: 1234, quota: 10_000_000, persisted: true });
+  // asked on every request, not remembered
+  expect((await t.call('GET', 'storage', { key })).body.usage).toBe(1235);
+});
+
+test('GET /storage needs a key', async () => {
+  expect((await t.call('GET', 'storage')).status).toBe(401);
+});
