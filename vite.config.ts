@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 
 // The library build: one ESM file per public entry point, dependencies left external
-// so an app bundles a single copy of dexie, zod and workbox-window.
+// so an app bundles a single copy of dexie, zod and workbox.
 export default defineConfig({
   build: {
     outDir: 'dist',
@@ -15,11 +15,13 @@ export default defineConfig({
         engine: 'src/engine/index.ts',
         sw: 'src/sw/index.ts',
         client: 'src/client/index.ts',
+        vite: 'src/vite/index.ts',
       },
       formats: ['es'],
     },
     rollupOptions: {
-      external: [/^dexie/, /^zod/, /^workbox-window/],
+      // `fuzzbox/vite` runs in Node, inside the app's Vite.
+      external: [/^dexie/, /^zod/, /^workbox-/, /^node:/, 'vite'],
       output: {
         // workbox-window's "main" is a UMD bundle that Node cannot import by name; its ES module
         // build works in Node and in every bundler, so `fuzzbox/client` imports anywhere.

@@ -48,7 +48,7 @@ function showConnectivity(): void {
 async function start(): Promise<void> {
   setStatus('Starting the offline engine…', 'busy');
   // The worker answers the REST paths under this page's directory, wherever the demo is served.
-  const worker = new URL(`fuzzbox-sw.js?basePath=${encodeURIComponent(base.pathname)}&offline=offline-files.json`, base);
+  const worker = new URL(`fuzzbox-sw.js?basePath=${encodeURIComponent(base.pathname)}`, base);
   await registerFuzzyWorker(worker.pathname + worker.search, { onUpdate: offerUpdate });
   client = await signIn();
   showConnectivity();

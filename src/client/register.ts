@@ -1,8 +1,8 @@
 // Registration with workbox-window that resolves only once the worker controls the page, so the
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
-import { CLAIM, SKIP_WAITING } from '../sw/messages.js';
 import { requestPersistence } from './persistence.js';
+import { CLAIM, INSTALL_FAILED, SKIP_WAITING, type InstallFailure } from '../sw/messages.js';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
@@ -45,6 +45,23 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
     );
   }
   const scriptURL = new URL(url, globalThis.location.href).href;
+  // Listening before registering: a worker can fail its install before register() resolves.
+  const installFailed = new InstallFailures(scriptURL);
+  try {
+    return await register(container, url, scriptURL, timeout, installFailed, options);
+  } finally {
+    installFailed.close();
+  }
+}
+
+async function register(
+  container: ServiceWorkerContainer,
+  url: string | URL,
+  scriptURL: string,
+  timeout: number,
+  installFailed: InstallFailures,
+  options: RegisterOptions,
+): Promise<FuzzyWorker> {
   const workbox = new Workbox(scriptURL, options.scope === undefined ? {} : { scope: options.scope });
   const registration = await withTimeout(
     workbox.register({ immediate: true }).catch((error: unknown) => {
@@ -61,7 +78,7 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
     );
   }
   await withTimeout(
-    untilControlled(container, registration, scriptURL),
+    Promise.race([untilControlled(container, registration, scriptURL, installFailed), installFailed.reported]),
     timeout,
     'the fuzzbox worker did not take control of this page',
   );
@@ -79,7 +96,12 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
  * URL: the new worker installs and waits behind the old one, and is activated at once, as on a
  * first install, since the page cannot work with the old one.
  */
-async function untilControlled(container: ServiceWorkerContainer, registration: ServiceWorkerRegistration, scriptURL: string): Promise<void> {
+async function untilControlled(
+  container: ServiceWorkerContainer,
+  registration: ServiceWorkerRegistration,
+  scriptURL: string,
+  installFailed: InstallFailures,
+): Promise<void> {
   while (container.controller?.scriptURL !== scriptURL) {
     const ours = (worker: ServiceWorker | null) => (worker?.scriptURL === scriptURL ? worker : undefined);
     const controlled = nextControllerChange(container);
@@ -90,6 +112,48 @@ async function untilControlled(container: ServiceWorkerContainer, registration: 
     else if (waiting) waiting.postMessage({ type: SKIP_WAITING });
     if (active || waiting) await controlled;
     else await nextChange(registration, installing);
+    if (installing?.state === 'redundant') await installFailed.redundant();
+  }
+}
+
+/**
+ * A worker whose install fails only turns `redundant`; fuzzbox's worker says why on the
+ * INSTALL_FAILED channel first (a worker of the app's own may not), in a message that can arrive
+ * just after the state change.
+ */
+class InstallFailures {
+  readonly reported: Promise<never>;
+  private readonly channel = new BroadcastChannel(INSTALL_FAILED);
+  private fail!: (reason: string) => void;
+
+  constructor(private readonly scriptURL: string) {
+    this.reported = new Promise<never>((_, reject) => {
+      this.fail = (reason) =>
+        reject(new WorkerRegistrationError(`fuzzbox: the worker ${scriptURL} failed to install: ${reason}`));
+    });
+    this.reported.catch(() => {}); // raced later; never an unhandled rejection
+    this.channel.onmessage = ({ data }: MessageEvent<InstallFailure>) => {
+      if (data?.scriptURL === scriptURL) this.fail(data.reason);
+    };
+  }
+
+  /** Waits a moment for the reason, then fails without one. */
+  async redundant(): Promise<never> {
+    const unexplained = new Promise<never>((_, reject) =>
+      setTimeout(() => {
+        reject(
+          new WorkerRegistrationError(
+            `fuzzbox: the worker ${this.scriptURL} failed to install (or a worker registered since replaced it); ` +
+              "its console in the browser's developer tools says why.",
+          ),
+        );
+      }, 500),
+    );
+    return Promise.race([this.reported, unexplained]);
+  }
+
+  close(): void {
+    this.channel.close();
   }
 }
 

@@ -3,10 +3,10 @@
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
 import { createFuzzyService, routes } from '../api/index.js';
-import { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING } from './messages.js';
-import { offlineFiles } from './offline.js';
+import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure } from './messages.js';
+import { offlineFiles, type OfflineFile } from './offline.js';
 
-export { CLAIM, OPTIMIZE_PROGRESS, SKIP_WAITING };
+export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure, type OfflineFile };
 
 export interface FuzzyWorkerOptions {
   /** Where the REST interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
@@ -16,12 +16,12 @@ export interface FuzzyWorkerOptions {
   /** Whether `POST /account` creates accounts; default true. */
   signup?: boolean;
   /**
-   * Same-origin files the app needs to start offline (its page, scripts, styles): a list of URLs,
-   * or the URL of a JSON file holding that list. They are cached when the worker installs,
-   * refreshed from every successful network answer, and served from that cache whenever the
-   * network fails; the worker answers only these files and navigations (the app's pages).
+   * The app's own files, to start offline: Workbox's precache manifest (`self.__WB_MANIFEST`),
+   * which `fuzzbox/vite` writes at build time. They are cached when the worker installs (the
+   * install fails if one cannot be fetched) and served from that cache; the worker answers only
+   * these files and the pages among them (`/` for `/index.html`, whatever the page's query).
    */
-  offlineFiles?: readonly string[] | string;
+  offlineFiles?: readonly OfflineFile[];
 }
 
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
@@ -51,14 +51,14 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     return serviceRoots.has(url.pathname.slice(basePath.length).split('/')[0]!);
   };
 
-  const offline = options.offlineFiles === undefined ? undefined : offlineFiles(worker, options.offlineFiles);
+  const offline = options.offlineFiles?.length ? offlineFiles(options.offlineFiles) : undefined;
 
   worker.addEventListener('install', (event) => {
-    if (offline) event.waitUntil(offline.install());
+    if (offline) event.waitUntil(offline.install(event).catch((error: Error) => reportInstallFailure(worker, error)));
   });
 
   worker.addEventListener('activate', (event) => {
-    event.waitUntil(Promise.all([worker.clients.claim(), offline?.activate()]));
+    event.waitUntil(Promise.all([worker.clients.claim(), offline?.activate(event)]));
   });
 
   worker.addEventListener('message', (event) => {
@@ -72,10 +72,19 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       event.respondWith(handler().handle(event.request).catch(internalError));
-    } else if (offline && url.origin === worker.location.origin && offline.owns(event.request)) {
-      offline.answer(event);
+    } else if (url.origin === worker.location.origin) {
+      offline?.answer(event);
     }
   });
+}
+
+/** The pages see only that the worker became redundant: tell them why, then fail the install. */
+function reportInstallFailure(worker: ServiceWorkerGlobalScope, error: Error): never {
+  const failure: InstallFailure = { scriptURL: worker.location.href, reason: error.message };
+  const channel = new BroadcastChannel(INSTALL_FAILED);
+  channel.postMessage(failure);
+  channel.close();
+  throw error;
 }
 
 function withSlashes(path: string): string {

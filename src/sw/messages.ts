@@ -6,3 +6,11 @@ export const SKIP_WAITING = 'SKIP_WAITING';
 export const CLAIM = 'CLAIM';
 /** The BroadcastChannel on which the worker reports `POST /agent/:id/optimize` progress: `{agentID, done, total}`. */
 export const OPTIMIZE_PROGRESS = 'fuzzbox-optimize-progress';
+/** The BroadcastChannel on which a worker whose install failed says why: an {@link InstallFailure}. */
+export const INSTALL_FAILED = 'fuzzbox-install-failed';
+
+export interface InstallFailure {
+  /** The failed worker's URL, as registered. */
+  scriptURL: string;
+  reason: string;
+}

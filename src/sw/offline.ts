@@ -1,104 +1,51 @@
 /// <reference lib="webworker" />
-// The app's own files, kept for an offline start. Network first, so an online user always gets
-// the newest files, and every successful answer refreshes the offline copy (a redeploy under the
-// same names included). Only the listed files and the app's pages (navigations) are answered:
-// everything else is left to the network or to the app's own fetch listeners.
+// The app's own files, kept for an offline start by Workbox's precaching: a revisioned list
+// (normally written into the worker by `fuzzbox/vite` at build time) is fetched into the cache
+// when the worker installs, served from there, and the entries no longer listed are dropped when
+// a newer worker activates. A redeploy changes the list, so the worker's bytes, so the browser
+// installs the new worker beside the running one (registerFuzzyWorker's `onUpdate`).
+import { PrecacheController, PrecacheRoute, type PrecacheEntry } from 'workbox-precaching';
 
-const cachePrefix = 'fuzzbox-offline-';
+/** A file to keep: its URL (relative to the worker), with a revision unless the name itself changes with the content. */
+export type OfflineFile = string | { url: string; revision: string | null; integrity?: string };
 
 export interface OfflineFiles {
-  /** Fills a new cache; the one the active worker serves from stays untouched. */
-  install(): Promise<void>;
-  /** Drops the caches of earlier installs, once this worker's own is in use. */
-  activate(): Promise<void>;
-  /** Whether this request is one of the offline files' to answer. */
-  owns(request: Request): boolean;
-  /** Answers from the network, refreshing the offline copy, or from the cache when the network fails. */
-  answer(event: FetchEvent): void;
+  /** Fetches every listed file the cache does not hold at its revision; fails if any cannot be fetched. */
+  install(event: ExtendableEvent): Promise<unknown>;
+  /** Drops what earlier workers cached and this one no longer lists. */
+  activate(event: ExtendableEvent): Promise<unknown>;
+  /** Answers the request from the cache if it is a listed file or page; false if it is not one of ours. */
+  answer(event: FetchEvent): boolean;
 }
 
-export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly string[] | string): OfflineFiles {
-  // The listed URLs are the keys of the offline caches: read again when the worker restarts.
-  let listed = new Set<string>();
-  let loaded = readListed();
-
-  async function readListed(): Promise<void> {
-    const urls = new Set<string>();
-    for (const cache of await offlineCaches(worker)) {
-      for (const request of await cache.keys()) urls.add(request.url);
-    }
-    listed = urls;
-  }
-
-  async function fromNetwork(event: FetchEvent): Promise<Response> {
-    const { request } = event;
-    const navigation = request.mode === 'navigate';
-    try {
-      const response = await worker.fetch(request);
-      if (response.ok && response.type === 'basic' && !response.redirected) event.waitUntil(refresh(worker, request, response.clone()));
-      return response;
-    } catch (networkFailure) {
-      const cached = await worker.caches.match(request, { ignoreSearch: navigation });
-      if (cached) return cached;
-      throw networkFailure;
-    } finally {
-      // The page's own files are asked for only after its navigation is answered: by then a
-      // restarted worker knows which files are listed.
-      if (navigation) await loaded;
-    }
-  }
+export function offlineFiles(files: readonly OfflineFile[]): OfflineFiles {
+  const controller = new PrecacheController({ cacheName: 'fuzzbox-offline' });
+  controller.addToCacheList(files as PrecacheEntry[]);
+  // A page is the same page whatever its query (`/?agent=3`); a file's query may mean something.
+  const pages = new PrecacheRoute(controller, { ignoreURLParametersMatching: [/./] });
+  const assets = new PrecacheRoute(controller, {});
 
   return {
-    async install() {
-      const list = typeof files === 'string' ? await fetchFileList(worker, files) : files;
-      const urls = [...new Set(list.map((file) => new URL(file, worker.location.href).href))];
-      // Caches are kept in creation order, so the newest complete one belongs to the newest install.
-      const name = cachePrefix + worker.crypto.randomUUID();
-      const cache = await worker.caches.open(name);
-      try {
-        await cache.addAll(urls.map((url) => new Request(url, { cache: 'reload' })));
-      } catch (error) {
-        await worker.caches.delete(name);
-        throw error;
-      }
-      loaded = readListed();
-      await loaded;
-    },
-    async activate() {
-      const names = (await worker.caches.keys()).filter((name) => name.startsWith(cachePrefix));
-      await Promise.all(names.slice(0, -1).map((name) => worker.caches.delete(name)));
-      loaded = readListed();
-      await loaded;
-    },
-    owns(request) {
-      return request.method === 'GET' && (request.mode === 'navigate' || listed.has(request.url));
-    },
+    install: (event) => controller.install(event).catch((error: unknown) => Promise.reject(new Error(installFailure(error)))),
+    activate: (event) => controller.activate(event),
     answer(event) {
-      event.respondWith(fromNetwork(event));
+      const { request } = event;
+      if (request.method !== 'GET') return false;
+      const route = request.mode === 'navigate' ? pages : assets;
+      const url = new URL(request.url);
+      const params = route.match({ url, request, event, sameOrigin: url.origin === location.origin });
+      if (!params) return false;
+      event.respondWith(route.handler.handle({ url, request, event, params }));
+      return true;
     },
   };
 }
 
-async function offlineCaches(worker: ServiceWorkerGlobalScope): Promise<Cache[]> {
-  const names = (await worker.caches.keys()).filter((name) => name.startsWith(cachePrefix));
-  return Promise.all(names.map((name) => worker.caches.open(name)));
-}
-
-/** Puts the fresh answer into every offline cache that holds this file. */
-async function refresh(worker: ServiceWorkerGlobalScope, request: Request, response: Response): Promise<void> {
-  const holding = [];
-  for (const cache of await offlineCaches(worker)) if (await cache.match(request)) holding.push(cache);
-  await Promise.all(holding.map((cache, index) => cache.put(request.url, index === holding.length - 1 ? response : response.clone())));
-}
-
-async function fetchFileList(worker: ServiceWorkerGlobalScope, listURL: string): Promise<string[]> {
-  const url = new URL(listURL, worker.location.href);
-  const response = await worker.fetch(url, { cache: 'reload' });
-  if (!response.ok) throw new Error(`fuzzbox worker: the offline file list ${url.href} answered ${response.status}`);
-  const list: unknown = await response.json();
-  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) {
-    throw new Error(`fuzzbox worker: ${url.href} must hold a JSON array of URLs`);
+/** Workbox's production errors are codes with JSON details; say the same in words. */
+function installFailure(error: unknown): string {
+  const { name, details } = error as { name?: string; details?: { url?: string; status?: number } };
+  if (name === 'bad-precaching-response' && details) {
+    return `could not keep ${details.url} for an offline start: the server answered ${details.status}`;
   }
-  // Relative entries in the list are relative to the list itself.
-  return list.map((entry: string) => new URL(entry, url).href);
+  return `could not keep the app's files for an offline start: ${error instanceof Error ? error.message : String(error)}`;
 }

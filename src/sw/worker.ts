@@ -1,19 +1,21 @@
 /// <reference lib="webworker" />
 // The prebuilt classic-script worker, dist/fuzzbox-sw.js. An app serves it from its root and
 // configures it through the query of the URL it registers:
-//   /fuzzbox-sw.js?basePath=/api/&dbName=mine&signup=off&offline=offline-files.json
-import { installFuzzyService } from './index.js';
+//   /fuzzbox-sw.js?basePath=/api/&dbName=mine&signup=off
+// Its offline files are Workbox's injection point, `self.__WB_MANIFEST`: `fuzzbox/vite` (or
+// workbox-build's injectManifest, for other build tools) writes the app's file list there.
+import { installFuzzyService, type OfflineFile } from './index.js';
 
-declare const self: ServiceWorkerGlobalScope;
+declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST?: OfflineFile[] };
 
 const query = new URL(self.location.href).searchParams;
-const offlineFiles = query.get('offline');
 const basePath = query.get('basePath');
 const dbName = query.get('dbName');
+const offlineFiles = self.__WB_MANIFEST;
 
 installFuzzyService(self, {
   ...(basePath === null ? {} : { basePath }),
   ...(dbName === null ? {} : { dbName }),
-  ...(offlineFiles === null ? {} : { offlineFiles }),
+  ...(offlineFiles === undefined ? {} : { offlineFiles }),
   signup: query.get('signup') !== 'off',
 });

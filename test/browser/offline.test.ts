@@ -1,6 +1,8 @@
-// The worker's offline copy of an app's own files: kept fresh while online, never lost to a failed
-// update, and taking only the listed files (and the app's pages), so an app's own fetch listener
-// can still answer everything else. The site is written to disk here so a test can change it.
+// The worker's offline copy of an app's own files (Workbox's precaching): served from the cache,
+// replaced only by an updated worker with a new file list, never lost to a failed update, and
+// taking only the listed files and pages, so an app's own fetch listener can still answer the rest.
+// The site and its worker are written to disk here so a test can change them; the worker is an
+// app's own classic script that lists its files where the prebuilt worker reads them.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,36 +13,63 @@ import { requireBuild, root, startStaticServer } from './harness.js';
 const site = join(root, 'test-output/offline-site');
 const write = (file: string, text: string) => writeFileSync(join(site, file), text);
 
+/** The app's worker: its file list, fuzzbox, then the app's own listener for what fuzzbox leaves alone. */
+function writeWorker(files: Array<{ url: string; revision: string }>): void {
+  write(
+    'app-sw.js',
+    `self.__WB_MANIFEST = ${JSON.stringify(files)};\n` +
+      "importScripts('/fuzzbox-sw.js');\n" +
+      "self.addEventListener('fetch', (event) => {\n" +
+      "  if (new URL(event.request.url).pathname === '/unlisted.txt') event.respondWith(new Response('from the app'));\n" +
+      '});\n',
+  );
+}
+
 const shared = useChromium(async () => {
   requireBuild('dist/fuzzbox-sw.js');
   rmSync(site, { recursive: true, force: true });
   mkdirSync(site, { recursive: true });
   write('index.html', '<!doctype html><title>offline site</title><p>the page</p>');
-  write('files.json', JSON.stringify(['./', 'page.txt']));
-  write('page.txt', 'first deploy');
   write('unlisted.txt', 'from the network');
-  // An app's own worker: fuzzbox first, then the app's listener for what fuzzbox leaves alone.
-  write(
-    'app-sw.js',
-    "importScripts('/fuzzbox-sw.js');\n" +
-      "self.addEventListener('fetch', (event) => {\n" +
-      "  if (new URL(event.request.url).pathname === '/unlisted.txt') event.respondWith(new Response('from the app'));\n" +
-      '});\n',
-  );
   return startStaticServer({ '/': 'test-output/offline-site', '/fuzzbox-sw.js': 'dist/fuzzbox-sw.js' });
 });
 
-/** Opens the site and waits until `workerURL` controls it (its first install claims the page). */
-async function openControlled(context: BrowserContext, workerURL: string): Promise<Page> {
+function firstDeploy(): void {
+  write('page.txt', 'first deploy');
+  writeWorker([
+    { url: 'index.html', revision: '1' },
+    { url: 'page.txt', revision: '1' },
+  ]);
+}
+
+/** Opens the site and waits until the app's worker controls it (its first install claims the page). */
+async function openControlled(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${shared.server.origin}/`);
-  await page.evaluate(async (url) => {
+  await page.evaluate(async () => {
     const controlled = new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
-    await navigator.serviceWorker.register(url);
+    await navigator.serviceWorker.register('/app-sw.js');
     await controlled;
-  }, workerURL);
+  });
   return page;
 }
+
+/** Asks the browser for the worker again; resolves with the new worker's state once it settles. */
+const updateWorker = (page: Page) =>
+  page.evaluate(async () => {
+    const registration = (await navigator.serviceWorker.getRegistration())!;
+    const found = new Promise<ServiceWorker>((resolve) =>
+      registration.addEventListener('updatefound', () => resolve(registration.installing!), { once: true }),
+    );
+    await registration.update();
+    const worker = await found;
+    await new Promise<void>((resolve) => {
+      const settled = () => (worker.state === 'redundant' || worker.state === 'installed') && resolve();
+      worker.addEventListener('statechange', settled);
+      settled();
+    });
+    return worker.state;
+  });
 
 const fetchText = (page: Page, path: string) =>
   page.evaluate(async (path) => {
@@ -52,16 +81,26 @@ const fetchText = (page: Page, path: string) =>
   }, path);
 
 describe('offline files', () => {
-  it('refreshes the offline copy from every successful network answer, so a redeploy under the same names is what loads offline', async () => {
-    write('page.txt', 'first deploy');
+  it('serves the listed files from the cache until an updated worker lists new revisions, which then load offline', async () => {
+    firstDeploy();
     const context = await shared.browser.newContext();
-    const page = await openControlled(context, '/fuzzbox-sw.js?offline=files.json');
+    const page = await openControlled(context);
     write('page.txt', 'second deploy');
-    expect(await fetchText(page, '/page.txt')).toBe('second deploy');
+    // Same revision listed: the cached copy, whatever the server has now.
+    expect(await fetchText(page, '/page.txt')).toBe('first deploy');
 
+    writeWorker([
+      { url: 'index.html', revision: '1' },
+      { url: 'page.txt', revision: '2' },
+    ]);
+    expect(await updateWorker(page)).toBe('installed');
+    await page.evaluate(async () => {
+      const controlled = new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+      (await navigator.serviceWorker.getRegistration())!.waiting!.postMessage({ type: 'SKIP_WAITING' });
+      await controlled;
+    });
     await context.setOffline(true);
-    // The copy is refreshed while the answer is already on its way: poll, don't race it.
-    await expect.poll(() => fetchText(page, '/page.txt')).toBe('second deploy');
+    expect(await fetchText(page, '/page.txt')).toBe('second deploy');
     await page.reload();
     expect(await page.textContent('p')).toBe('the page');
     await context.setOffline(false);
@@ -69,44 +108,40 @@ describe('offline files', () => {
   });
 
   it('keeps the offline copy the active worker serves when an update fails to install', async () => {
-    write('page.txt', 'first deploy');
+    firstDeploy();
     const context = await shared.browser.newContext();
-    const page = await openControlled(context, '/fuzzbox-sw.js?offline=files.json');
+    const page = await openControlled(context);
 
-    // A new worker build whose install cannot fetch a listed file: the same list, so the same cache name.
-    rmSync(join(site, 'page.txt'));
-    shared.server.rewrite('/fuzzbox-sw.js', (body) => Buffer.concat([body, Buffer.from(`\n// build ${Date.now()}\n`)]));
-    const outcome = await page.evaluate(async () => {
-      const registration = (await navigator.serviceWorker.getRegistration())!;
-      const found = new Promise<ServiceWorker>((resolve) =>
-        registration.addEventListener('updatefound', () => resolve(registration.installing!), { once: true }),
-      );
-      await registration.update();
-      const worker = await found;
-      await new Promise<void>((resolve) => {
-        const settled = () => (worker.state === 'redundant' || worker.state === 'installed') && resolve();
-        worker.addEventListener('statechange', settled);
-        settled();
-      });
-      return worker.state;
-    });
-    expect(outcome).toBe('redundant');
+    // A new list naming a file the server does not have: the install fails, the update is dropped.
+    writeWorker([
+      { url: 'index.html', revision: '2' },
+      { url: 'page.txt', revision: '2' },
+      { url: 'missing.txt', revision: '1' },
+    ]);
+    write('page.txt', 'second deploy');
+    expect(await updateWorker(page)).toBe('redundant');
 
     await context.setOffline(true);
     expect(await fetchText(page, '/page.txt')).toBe('first deploy');
+    await page.reload();
+    expect(await page.textContent('p')).toBe('the page');
     await context.setOffline(false);
     await context.close();
   });
 
-  it('answers only the listed files and the app\'s pages, leaving other requests to the app\'s own fetch listener', async () => {
-    write('page.txt', 'first deploy');
+  it("answers only the listed files and the app's pages, leaving other requests to the app's own fetch listener", async () => {
+    firstDeploy();
     const context = await shared.browser.newContext();
-    const page = await openControlled(context, '/app-sw.js?offline=files.json');
+    const page = await openControlled(context);
+    const served = shared.server.requests.length;
     expect(await fetchText(page, '/unlisted.txt')).toBe('from the app');
     expect(await fetchText(page, '/page.txt')).toBe('first deploy');
+    expect(shared.server.requests.length).toBe(served);
     await context.setOffline(true);
-    expect(await fetchText(page, '/page.txt')).toBe('first deploy');
     await page.reload();
+    expect(await page.textContent('p')).toBe('the page');
+    // A page is the same page whatever its query.
+    await page.goto(`${shared.server.origin}/?from=a-link`);
     expect(await page.textContent('p')).toBe('the page');
     await context.setOffline(false);
     await context.close();

@@ -114,4 +114,22 @@ describe('registerFuzzyWorker', () => {
     expect(failures.outOfScope).toMatch(/^WorkerRegistrationError: fuzzbox: this page \(http:.*\/\) lies outside the worker's scope http:.*\/dist\//);
     await context.close();
   });
+
+  it("rejects at once with the reason when the worker's install fails, not after the timeout", async () => {
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await openFixture(page);
+    // The default timeout is 10 s; the test's own is 30 s, so a timeout would also be reported, by its message.
+    const failure = await page.evaluate(() =>
+      window.fuzzbox.registerFuzzyWorker('/failing-worker.js').then(
+        () => 'resolved',
+        (error: Error) => `${error.name}: ${error.message}`,
+      ),
+    );
+    expect(failure).toBe(
+      `WorkerRegistrationError: fuzzbox: the worker ${shared.server.origin}/failing-worker.js failed to install: ` +
+        `could not keep ${shared.server.origin}/missing.js for an offline start: the server answered 404`,
+    );
+    await context.close();
+  });
 });

@@ -8,7 +8,7 @@ import { useChromium } from '../browser/chromium.js';
 import { requireBuild, root, startStaticServer } from '../browser/harness.js';
 
 const shared = useChromium(() => {
-  requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js', 'demo-dist/offline-files.json');
+  requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
   return startStaticServer({ '/': 'demo-dist' });
 });
 
