@@ -9,6 +9,7 @@ export {
 export * from './engine/index.js';
 export type {
   Agent,
+  AgentInput,
   AgentSummary,
   AgentVersion,
   VersionSummary,
@@ -21,6 +22,7 @@ export type {
   ErrorName,
   Issue,
   OptimizeBody,
+  OptimizeInput,
   OptimizeResult,
   RecordCounts,
   StorageStatus,

@@ -4,13 +4,13 @@ import type { Inputs, Outputs, ValidationIssue } from '../engine/types.js';
 import type {
   Account,
   Agent,
-  AgentBody,
+  AgentInput,
   AgentSummary,
   AgentVersion,
   EvaluationLog,
   EvaluationMeta,
   Feedback,
-  OptimizeBody,
+  OptimizeInput,
   OptimizeResult,
   ServiceInfo,
   StorageStatus,
@@ -91,7 +91,7 @@ export class FuzzyClient {
     return this.#json('GET', 'agent');
   }
 
-  createAgent(agent: AgentBody): Promise<Agent> {
+  createAgent(agent: AgentInput): Promise<Agent> {
     return this.#json('POST', 'agent', agent);
   }
 
@@ -100,7 +100,7 @@ export class FuzzyClient {
   }
 
   /** PUT /agent/:id: a new version becomes the latest. */
-  updateAgent(agentID: string, agent: AgentBody): Promise<Agent> {
+  updateAgent(agentID: string, agent: AgentInput): Promise<Agent> {
     return this.#json('PUT', `agent/${encodeURIComponent(agentID)}`, agent);
   }
 
@@ -152,7 +152,7 @@ export class FuzzyClient {
   }
 
   /** POST /agent/:id/optimize: tunes the agent on the feedback for one metric; saves a new version unless dryRun. */
-  optimize(agentID: string, request: Partial<OptimizeBody> & Pick<OptimizeBody, 'metric' | 'goal'>): Promise<OptimizeResult> {
+  optimize(agentID: string, request: OptimizeInput): Promise<OptimizeResult> {
     return this.#json('POST', `agent/${encodeURIComponent(agentID)}/optimize`, request);
   }
 

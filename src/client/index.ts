@@ -3,3 +3,26 @@ export type { FuzzyWorker, RegisterOptions, WorkerUpdate } from './register.js';
 export { FuzzyClient, FuzzyApiError } from './client.js';
 export type { Evaluation, EvaluateOptions, FuzzyClientOptions } from './client.js';
 export { requestPersistence } from './persistence.js';
+// Every type the client's methods take or return, by name, so an app can annotate its own code.
+export type {
+  AgentDefinition,
+  Inputs,
+  Outputs,
+  SetDefinition,
+  ValidationIssue,
+  VariableDefinition,
+} from '../engine/types.js';
+export type {
+  Account,
+  Agent,
+  AgentInput,
+  AgentSummary,
+  AgentVersion,
+  EvaluationLog,
+  EvaluationMeta,
+  Feedback,
+  OptimizeInput,
+  OptimizeResult,
+  ServiceInfo,
+  VersionSummary,
+} from '../schema/index.js';

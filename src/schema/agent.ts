@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AgentDefinition } from '../engine/types.js';
 
 const nameText = (what: string) =>
   z
@@ -52,6 +53,15 @@ export const agentBodySchema = z.object(
   { error: 'the body must be a JSON object with inputs, outputs and rules (and optionally name and performance)' },
 );
 export type AgentBody = z.infer<typeof agentBodySchema>;
+
+/**
+ * An agent as a caller writes it for POST /agent and PUT /agent/:id: read-only all the way down,
+ * so an `as const` object, a frozen one, or the engine's `AgentDefinition` with a name all fit.
+ * agentBodySchema is what reads it; test/package/types.test.ts keeps the two in step.
+ */
+export interface AgentInput extends AgentDefinition {
+  readonly name: string;
+}
 
 const isoDate = z.iso.datetime({ precision: 3 });
 

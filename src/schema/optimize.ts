@@ -15,6 +15,8 @@ export const optimizeBodySchema = z.object(
   { error: 'the body must be a JSON object {"metric": "…", "goal": "maximize" | "minimize", "dryRun": false}' },
 );
 export type OptimizeBody = z.infer<typeof optimizeBodySchema>;
+/** POST /agent/:id/optimize as a caller writes it: `dryRun` and `tuneInputs` default to false. */
+export type OptimizeInput = z.input<typeof optimizeBodySchema>;
 
 const change = z.discriminatedUnion('kind', [
   z.object({
