@@ -9,6 +9,7 @@ export {
 export * from './engine/index.js';
 export type {
   Agent,
+  AgentBody,
   AgentInput,
   AgentSummary,
   AgentVersion,
@@ -24,9 +25,10 @@ export type {
   OptimizeBody,
   OptimizeInput,
   OptimizeResult,
+  Performance,
   RecordCounts,
   StorageStatus,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
 export type { FuzzboxStore, EvaluateAgent, MetricLog, StoredEvaluation } from './store/store.js';
-export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord } from './store/records.js';
+export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace } from './store/records.js';

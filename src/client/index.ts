@@ -23,6 +23,9 @@ export type {
   Feedback,
   OptimizeInput,
   OptimizeResult,
+  Performance,
+  RecordCounts,
   ServiceInfo,
+  StorageStatus,
   VersionSummary,
 } from '../schema/index.js';

@@ -56,11 +56,13 @@ export type AgentBody = z.infer<typeof agentBodySchema>;
 
 /**
  * An agent as a caller writes it for POST /agent and PUT /agent/:id: read-only all the way down,
- * so an `as const` object, a frozen one, or the engine's `AgentDefinition` with a name all fit.
+ * so an `as const` object, a frozen one, or the engine's `AgentDefinition` all fit.
  * agentBodySchema is what reads it; test/package/types.test.ts keeps the two in step.
  */
 export interface AgentInput extends AgentDefinition {
-  readonly name: string;
+  /** default `""` */
+  readonly name?: string;
+  readonly performance?: Readonly<Performance>;
 }
 
 const isoDate = z.iso.datetime({ precision: 3 });

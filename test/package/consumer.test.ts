@@ -106,8 +106,21 @@ function createProgram(environment: Environment, mode: (typeof modes)[number]): 
   expect(errors).toEqual([]);
   const uses = environments[environment].uses;
   const rootNames = [`entries-${environment}.ts`, ...(uses ? [uses] : [])].map((file) => join(consumer, file));
-  return ts.createProgram({ rootNames, options });
+  const host = ts.createCompilerHost(options);
+  const read = host.getSourceFile;
+  // Every program reads the same lib and package files: parse each once (per module format).
+  host.getSourceFile = (fileName, languageVersion, ...rest) => {
+    const key = `${fileName} ${JSON.stringify(languageVersion)}`;
+    let file = parsedFiles.get(key);
+    if (!file) {
+      file = read.call(host, fileName, languageVersion, ...rest);
+      if (file) parsedFiles.set(key, file);
+    }
+    return file;
+  };
+  return ts.createProgram({ rootNames, options, host });
 }
+const parsedFiles = new Map<string, ts.SourceFile>();
 
 function diagnostics(program: ts.Program): string {
   return ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), {
