@@ -2,6 +2,7 @@
 
 export { parseRule, printRule } from './parse.js';
 export { compileAgent, type CompiledAgent } from './compile.js';
+export { OPERATOR_CHOICES } from './validate.js';
 export { evaluate, evaluateBatch, activations } from './evaluate.js';
 export { membership, setShape } from './shape.js';
 export { RuleSyntaxError, AgentValidationError, InputError } from './errors.js';

@@ -1,6 +1,7 @@
-// The vocabulary of the engine, named as fuzzylite names it: a variable has terms (here "sets"),
-// a rule has an activation degree ("strength"), output sets are clipped (implication = min),
-// aggregated by max into the combined polygon, and defuzzified by the exact area centroid.
+// The vocabulary of the engine (the glossary in docs/ENGINE.md maps each word to SPEC's and to
+// fuzzylite's): a variable has sets (fuzzylite: terms), a rule has a strength (activation degree),
+// an output set is reached to its inferred degree, implied (clipped by min, or scaled by product),
+// combined by max (aggregated) and defuzzified by the exact area centroid.
 
 /** 2 points = shoulder (slope), 3 = triangle, 4 = trapezoid; finite and non-decreasing. */
 export type SetDefinition = readonly number[];
@@ -8,11 +9,24 @@ export type SetDefinition = readonly number[];
 /** set name → set definition */
 export type VariableDefinition = Readonly<Record<string, SetDefinition>>;
 
+/**
+ * The operators of an agent's rules; each one left out is the default: AND = min, OR = max,
+ * implication = min (clipping). `product` AND is a·b, `probabilisticSum` OR is a + b − a·b, and
+ * `product` implication scales each output set by its inferred degree instead of clipping it.
+ */
+export interface Operators {
+  readonly and?: 'min' | 'product';
+  readonly or?: 'max' | 'probabilisticSum';
+  readonly implication?: 'min' | 'product';
+}
+
 /** What an agent is made of, as the REST interface sends it. */
 export interface AgentDefinition {
   readonly inputs: Readonly<Record<string, VariableDefinition>>;
   readonly outputs: Readonly<Record<string, VariableDefinition>>;
   readonly rules: readonly string[];
+  /** absent: min / max / min, what agents had before operators could be chosen */
+  readonly operators?: Operators;
 }
 
 /** input name → crisp value. A missing input is allowed; rules needing it do not fire. */
@@ -32,9 +46,9 @@ export interface Trace {
   rules: string[];
   /** output name → set name → max strength over the rules reaching it (only sets reached) */
   inferred: Record<string, Record<string, number>>;
-  /** output name → set name → the set's shape cut at its inferred degree */
+  /** output name → set name → the set's shape implied at its inferred degree: cut there (min), or scaled by it (product) */
   clipped: Record<string, Record<string, Polygon>>;
-  /** output name → upper envelope of its clipped polygons */
+  /** output name → upper envelope of its clipped polygons (aggregation by max) */
   combined: Record<string, Polygon>;
   /** output name → [x, y] area centroid of the combined polygon */
   centroid: Record<string, [number, number]>;

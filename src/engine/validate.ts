@@ -4,7 +4,7 @@
 import { RuleSyntaxError, showValue } from './errors.js';
 import { MAX_CONCLUSIONS, MAX_OUTPUT_SETS, MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from './limits.js';
 import { parseRuleWithColumns, type NameColumns } from './parse.js';
-import type { Condition, RuleAst, ValidationIssue } from './types.js';
+import type { Condition, Operators, RuleAst, ValidationIssue } from './types.js';
 
 /** Variables as far as they are usable for checking rules: a variable whose sets are broken maps to undefined. */
 type Variables = Record<string, Record<string, unknown> | undefined>;
@@ -186,6 +186,31 @@ export interface ValidatedAgent {
   outputs: Record<string, Record<string, readonly number[]>>;
   rules: string[];
   parsedRules: RuleAst[];
+  operators?: Operators;
+}
+
+/** Each operator an agent may choose, and the values it may take (the first is the default). */
+export const OPERATOR_CHOICES = {
+  and: ['min', 'product'],
+  or: ['max', 'probabilisticSum'],
+  implication: ['min', 'product'],
+} as const;
+
+/** Checks the optional operators: an object whose known keys take one of their values. */
+function checkOperators(value: unknown, issues: ValidationIssue[]): void {
+  if (value === undefined) return;
+  if (!isRecord(value)) {
+    issues.push({ path: 'operators', message: `must be an object such as {"and": "product"}, got ${showValue(value)}` });
+    return;
+  }
+  for (const [key, given] of Object.entries(value)) {
+    const choices: readonly string[] | undefined = Object.hasOwn(OPERATOR_CHOICES, key) ? OPERATOR_CHOICES[key as keyof Operators] : undefined;
+    if (!choices) {
+      issues.push({ path: `operators.${key}`, message: `unknown operator ${showValue(key)}: an agent chooses "and", "or" and "implication"` });
+    } else if (!choices.includes(given as string)) {
+      issues.push({ path: `operators.${key}`, message: `${key} is ${choices.map((c) => `"${c}"`).join(' or ')}, got ${showValue(given)}` });
+    }
+  }
 }
 
 /** Checks a whole agent definition; returns it typed, or every issue found. */
@@ -202,6 +227,7 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
   if (outputSets > MAX_OUTPUT_SETS && setCounts.every((count) => count <= MAX_SETS)) {
     issues.push({ path: 'outputs', message: `an agent has at most ${MAX_OUTPUT_SETS} output sets in all, got ${outputSets}` });
   }
+  checkOperators(definition.operators, issues);
   const rules = definition.rules;
   const parsedRules: RuleAst[] = [];
   if (!Array.isArray(rules)) {
@@ -223,5 +249,6 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
   }
   if (issues.length > 0) return { issues };
   // no issues: every part has the shape checked above
-  return { agent: { inputs, outputs, rules, parsedRules } as ValidatedAgent, issues: [] };
+  const operators = definition.operators as Operators | undefined;
+  return { agent: { inputs, outputs, rules, parsedRules, ...(operators && { operators }) } as ValidatedAgent, issues: [] };
 }

@@ -57,6 +57,30 @@ describe('compileAgent', () => {
   });
 });
 
+describe('operators', () => {
+  it('default to min / max / min; a definition without them keeps none in its copy', () => {
+    const agent = compileAgent(thermostat);
+    expect(agent.operators).toEqual({ and: 'min', or: 'max', implication: 'min' });
+    expect('operators' in agent.definition).toBe(false);
+  });
+
+  it('take what the agent chooses, filling in the rest', () => {
+    const agent = compileAgent({ ...thermostat, operators: { and: 'product', implication: 'product' } });
+    expect(agent.operators).toEqual({ and: 'product', or: 'max', implication: 'product' });
+    expect(agent.definition.operators).toEqual({ and: 'product', implication: 'product' });
+    expect(Object.isFrozen(agent.definition.operators)).toBe(true);
+  });
+
+  it('refuse anything else, by path', () => {
+    expect(issuesOf(withChange({ operators: 'product' }))).toEqual([{ path: 'operators', message: 'must be an object such as {"and": "product"}, got "product"' }]);
+    expect(issuesOf(withChange({ operators: { and: 'mean', not: 'x', or: 'probabilisticSum', implication: 'max' } }))).toEqual([
+      { path: 'operators.and', message: 'and is "min" or "product", got "mean"' },
+      { path: 'operators.not', message: 'unknown operator "not": an agent chooses "and", "or" and "implication"' },
+      { path: 'operators.implication', message: 'implication is "min" or "product", got "max"' },
+    ]);
+  });
+});
+
 describe('INCREASES / DECREASES expansion', () => {
   const agentWith = (inputSets: Record<string, number[]>, outputSets: Record<string, number[]>, rule: string) =>
     compileAgent({ inputs: { x: inputSets }, outputs: { y: outputSets }, rules: [rule] });

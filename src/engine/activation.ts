@@ -1,0 +1,208 @@
+// Stage 2, rule activation (SPEC 4.3, "strength" and "inferred"; fuzzylite: Rule::activationDegree
+// and the degree of each activated term): every rule's strength, its condition's degree under the
+// agent's AND and OR times its weight, and every output set's inferred degree, the max strength
+// over the rules concluding it. Layout: each condition as a list of literals when it is one AND or
+// one OR of them (the common case), otherwise as postfix operations; the operators are chosen here,
+// at compile time, so that the loop never asks which AND or OR the agent uses.
+
+import type { Condition, IfRule, Operators } from './types.js';
+import type { IndexedVariables } from './variables.js';
+
+/** How a rule's condition is computed: one AND (or OR) of literals under the agent's operator, or postfix. */
+export const ALL_OF_MIN = 0;
+export const ALL_OF_PRODUCT = 1;
+export const ANY_OF_MAX = 2;
+export const ANY_OF_PROBABILISTIC_SUM = 3;
+export const POSTFIX = 4;
+
+/** The postfix operations a general condition compiles to; AND and OR take opArg operands. */
+export const LOAD = 0;
+export const NOT = 1;
+export const AND_MIN = 2;
+export const AND_PRODUCT = 3;
+export const OR_MAX = 4;
+export const OR_PROBABILISTIC_SUM = 5;
+
+export interface ActivationLayout {
+  /** the text of each expanded rule: as written, or canonical for an expanded INCREASES/DECREASES */
+  readonly ruleTexts: readonly string[];
+  /**
+   * How rule r's condition is computed: ALL_OF_… / ANY_OF_… the literals[literalStart[r]] .. (an
+   * input set index s, or ~s for NOT s); or POSTFIX: ops[opStart[r]] .., each with its opArg.
+   */
+  readonly conditionKind: Int32Array;
+  readonly literalStart: Int32Array;
+  readonly literals: Int32Array;
+  readonly opStart: Int32Array;
+  readonly ops: Int32Array;
+  readonly opArgs: Int32Array;
+  /** the deepest postfix stack any rule needs */
+  readonly stackDepth: number;
+  readonly weights: Float64Array;
+  /** rule r concludes output sets conclusionSets[conclusionStart[r]] .. */
+  readonly conclusionStart: Int32Array;
+  readonly conclusionSets: Int32Array;
+}
+
+/** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
+function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | undefined {
+  const literal = (operand: Condition): number | undefined => {
+    if (operand.type === 'is') return inputs.index.get(operand.variable)!.get(operand.set)!;
+    if (operand.type === 'not' && operand.operand.type === 'is') return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;
+    return undefined;
+  };
+  const operands = condition.type === 'and' || condition.type === 'or' ? condition.operands : [condition];
+  const codes = operands.map(literal);
+  return codes.every((code) => code !== undefined) ? (codes as number[]) : undefined;
+}
+
+/** Appends the postfix operations of a condition; returns the stack depth it needs. */
+function compileCondition(condition: Condition, inputs: IndexedVariables, operators: Required<Operators>, ops: number[], args: number[]): number {
+  switch (condition.type) {
+    case 'is':
+      ops.push(LOAD);
+      args.push(inputs.index.get(condition.variable)!.get(condition.set)!);
+      return 1;
+    case 'not': {
+      const depth = compileCondition(condition.operand, inputs, operators, ops, args);
+      ops.push(NOT);
+      args.push(0);
+      return depth;
+    }
+    case 'and':
+    case 'or': {
+      let depth = 0;
+      condition.operands.forEach((operand, i) => {
+        depth = Math.max(depth, i + compileCondition(operand, inputs, operators, ops, args));
+      });
+      if (condition.type === 'and') ops.push(operators.and === 'product' ? AND_PRODUCT : AND_MIN);
+      else ops.push(operators.or === 'probabilisticSum' ? OR_PROBABILISTIC_SUM : OR_MAX);
+      args.push(condition.operands.length);
+      return depth;
+    }
+  }
+}
+
+function flatKind(condition: Condition, operators: Required<Operators>): number {
+  if (condition.type === 'or') return operators.or === 'probabilisticSum' ? ANY_OF_PROBABILISTIC_SUM : ANY_OF_MAX;
+  return operators.and === 'product' ? ALL_OF_PRODUCT : ALL_OF_MIN;
+}
+
+export function layOutActivation(
+  rules: ReadonlyArray<{ rule: IfRule; text: string }>,
+  inputs: IndexedVariables,
+  outputs: IndexedVariables,
+  operators: Required<Operators>,
+): ActivationLayout {
+  const ops: number[] = [];
+  const opArgs: number[] = [];
+  const conditionKind = new Int32Array(rules.length);
+  const literalStart = new Int32Array(rules.length + 1);
+  const literals: number[] = [];
+  const opStart = new Int32Array(rules.length + 1);
+  const conclusionStart = new Int32Array(rules.length + 1);
+  const conclusionSets: number[] = [];
+  let stackDepth = 1;
+  rules.forEach(({ rule }, r) => {
+    opStart[r] = ops.length;
+    literalStart[r] = literals.length;
+    const flat = literalsOf(rule.condition, inputs);
+    if (flat) {
+      conditionKind[r] = flatKind(rule.condition, operators);
+      for (const code of flat) literals.push(code);
+    } else {
+      conditionKind[r] = POSTFIX;
+      stackDepth = Math.max(stackDepth, compileCondition(rule.condition, inputs, operators, ops, opArgs));
+    }
+    conclusionStart[r] = conclusionSets.length;
+    for (const { variable, set } of rule.conclusions) conclusionSets.push(outputs.index.get(variable)!.get(set)!);
+  });
+  opStart[rules.length] = ops.length;
+  literalStart[rules.length] = literals.length;
+  conclusionStart[rules.length] = conclusionSets.length;
+  return {
+    ruleTexts: rules.map(({ text }) => text),
+    conditionKind,
+    literalStart,
+    literals: Int32Array.from(literals),
+    opStart,
+    ops: Int32Array.from(ops),
+    opArgs: Int32Array.from(opArgs),
+    stackDepth,
+    weights: Float64Array.from(rules, ({ rule }) => rule.weight),
+    conclusionStart,
+    conclusionSets: Int32Array.from(conclusionSets),
+  };
+}
+
+/** The degree of rule r's postfix condition. */
+function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array): number {
+  const { opStart, ops, opArgs } = layout;
+  let top = 0;
+  for (let k = opStart[r]!; k < opStart[r + 1]!; k++) {
+    const op = ops[k]!;
+    if (op === LOAD) {
+      stack[top++] = degrees[opArgs[k]!]!;
+    } else if (op === NOT) {
+      stack[top - 1] = 1 - stack[top - 1]!;
+    } else {
+      const first = top - opArgs[k]!;
+      let value = stack[first]!;
+      for (let j = first + 1; j < top; j++) {
+        const operand = stack[j]!;
+        if (op === AND_MIN) value = Math.min(value, operand);
+        else if (op === AND_PRODUCT) value *= operand;
+        else if (op === OR_MAX) value = Math.max(value, operand);
+        else value = value + operand - value * operand;
+      }
+      top = first + 1;
+      stack[first] = value;
+    }
+  }
+  return stack[0]!;
+}
+
+/**
+ * Strengths below this count as 0: the geometry multiplies degrees by coordinates and by each other,
+ * and below about 1e-154 such products leave the range of normal doubles and lose their precision.
+ */
+const NEGLIGIBLE_STRENGTH = 1e-150;
+
+/**
+ * Writes every rule's strength and every output set's inferred degree. A missing input's NaN
+ * survives min, max, product and probabilistic sum alike, so a rule that needs it does not fire.
+ */
+export function activate(layout: ActivationLayout, degrees: Float64Array, stack: Float64Array, strengths: Float64Array, inferred: Float64Array): void {
+  const { conditionKind, literalStart, literals, weights, conclusionStart, conclusionSets } = layout;
+  for (let s = 0; s < inferred.length; s++) inferred[s] = 0;
+  for (let r = 0; r < strengths.length; r++) {
+    const kind = conditionKind[r]!;
+    let degree: number;
+    if (kind === POSTFIX) {
+      degree = runPostfix(layout, r, degrees, stack);
+    } else {
+      const end = literalStart[r + 1]!;
+      let l = literalStart[r]!;
+      let code = literals[l]!;
+      degree = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+      for (l++; l < end; l++) {
+        code = literals[l]!;
+        const value = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+        if (kind === ALL_OF_MIN) degree = Math.min(degree, value);
+        else if (kind === ANY_OF_MAX) degree = Math.max(degree, value);
+        else if (kind === ALL_OF_PRODUCT) degree *= value;
+        else degree = degree + value - degree * value;
+      }
+    }
+    const strength = degree * weights[r]!;
+    if (!(strength >= NEGLIGIBLE_STRENGTH)) {
+      strengths[r] = 0;
+      continue;
+    }
+    strengths[r] = strength;
+    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
+      const set = conclusionSets[c]!;
+      if (strength > inferred[set]!) inferred[set] = strength;
+    }
+  }
+}
