@@ -229,7 +229,7 @@ async function runInBrowser(example: Example): Promise<Array<{ location: string;
     await tab.goto(`${shared.server.origin}/${name}.html`);
     const outcome = await tab.waitForFunction(() => (window as unknown as { __outcome?: unknown }).__outcome, undefined, { timeout: 20_000 });
     expect(await outcome.jsonValue()).toEqual({ finished: true });
-    return tab.evaluate(() => (window as unknown as { __ran: Array<{ location: string; actual: unknown }> }).__ran);
+    return await tab.evaluate(() => (window as unknown as { __ran: Array<{ location: string; actual: unknown }> }).__ran);
   } finally {
     await context.close();
   }
