@@ -28,7 +28,11 @@ export type {
   Performance,
   RecordCounts,
   StorageStatus,
+  BackupHeader,
+  BackupRecord,
+  ImportResult,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
 export type { FuzzboxStore, EvaluateAgent, MetricLog, StoredEvaluation } from './store/store.js';
+export type { ImportRecord } from './store/backup.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace } from './store/records.js';

@@ -9,8 +9,8 @@ export interface Route {
   handler: Handler;
   /** `public`: no API key needed (GET /version, POST /account) */
   access?: 'public' | 'account';
-  /** how the body is read; methods other than POST, PUT and PATCH never read one */
-  body?: 'required' | 'optional';
+  /** how the body is read; methods other than POST, PUT and PATCH never read one; `stream`: the handler reads it */
+  body?: 'required' | 'optional' | 'stream';
 }
 
 export type Match =

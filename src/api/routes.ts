@@ -8,6 +8,7 @@ import { readEvaluation } from './resources/evaluations.js';
 import { listFeedback, postFeedback } from './resources/feedback.js';
 import { optimizeAgent } from './resources/optimize.js';
 import { readStorage } from './resources/storage.js';
+import { exportAccount, importAccount } from './resources/backup.js';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [
@@ -26,4 +27,6 @@ export const routes: Route[] = [
   { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
   { method: 'POST', path: '/agent/:id/optimize', handler: optimizeAgent },
   { method: 'GET', path: '/storage', handler: readStorage },
+  { method: 'GET', path: '/export', handler: exportAccount },
+  { method: 'POST', path: '/import', handler: importAccount, body: 'stream' },
 ];

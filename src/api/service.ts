@@ -93,7 +93,8 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     const userID = route.access === 'public' ? '' : await authenticate(service, request, url);
     try {
       // GET and DELETE ignore any body: one known client sends `[]` with them.
-      const body = BODY_METHODS.has(method) ? await readJsonBody(request, route.body === 'optional') : undefined;
+      const readsJson = BODY_METHODS.has(method) && route.body !== 'stream';
+      const body = readsJson ? await readJsonBody(request, route.body === 'optional') : undefined;
       return await route.handler({ request, url, params: found.params, userID, body, service });
     } catch (error) {
       const agentID = route.path.startsWith('/agent/:id') ? found.params.id : undefined;

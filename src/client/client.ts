@@ -10,6 +10,7 @@ import type {
   EvaluationLog,
   EvaluationMeta,
   Feedback,
+  ImportResult,
   OptimizeInput,
   OptimizeResult,
   ServiceInfo,
@@ -161,6 +162,31 @@ export class FuzzyClient {
     return this.#json('GET', 'storage');
   }
 
+  /**
+   * GET /export: the account as a backup file, NDJSON (docs/REST.md, "Backup and restore"). A
+   * Blob, which a browser keeps on disk when large; save it with a download link or keep it.
+   */
+  async downloadBackup(): Promise<Blob> {
+    const response = await this.#send('GET', 'export', {});
+    return response.blob();
+  }
+
+  /**
+   * POST /import: restores a backup made by `downloadBackup()` (or GET /export) into this
+   * account: a File from `<input type="file">`, a Blob, a stream or the text. Streamed, so any
+   * size works; importing the same backup twice changes nothing.
+   */
+  async restoreBackup(backup: Blob | ReadableStream<Uint8Array> | string): Promise<ImportResult> {
+    const streamed = typeof backup !== 'string' && !(backup instanceof Blob);
+    const response = await this.#send('POST', 'import', {
+      body: backup,
+      contentType: 'application/x-ndjson',
+      // a stream as a request body must say it will not read the answer while sending
+      ...(streamed ? { duplex: 'half' } : {}),
+    });
+    return readJSON(response, 'POST', new URL('import', this.#baseURL)) as Promise<ImportResult>;
+  }
+
   #evaluationPath(agentID: string, options: EvaluateOptions): string {
     const query = new URLSearchParams();
     if (options.meta) query.set('meta', 'true');
@@ -174,25 +200,29 @@ export class FuzzyClient {
   }
 
   async #request(method: string, path: string, body?: unknown): Promise<{ body: unknown; response: Response }> {
+    const response = await this.#send(
+      method,
+      path,
+      body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' },
+    );
+    return { body: await readJSON(response, method, new URL(path, this.#baseURL)), response };
+  }
+
+  /** Sends a request; an answer other than 2xx is thrown as the FuzzyApiError it carries. */
+  async #send(method: string, path: string, { body, contentType, duplex }: { body?: BodyInit; contentType?: string; duplex?: 'half' }): Promise<Response> {
     const url = new URL(path, this.#baseURL);
     const headers: Record<string, string> = {};
     if (this.#apiKey !== undefined) headers.Authorization = `Bearer ${this.#apiKey}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await this.#fetch(url, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const parsed = await readJSON(response, method, url);
-    if (!response.ok) {
-      const error = parsed as { message?: unknown; issues?: unknown };
-      throw new FuzzyApiError(
-        response.status,
-        typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
-        Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
-      );
-    }
-    return { body: parsed, response };
+    if (contentType !== undefined) headers['Content-Type'] = contentType;
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, ...(body === undefined ? {} : { body }), ...(duplex ? { duplex } : {}) };
+    const response = await this.#fetch(url, init);
+    if (response.ok) return response;
+    const error = (await readJSON(response, method, url)) as { message?: unknown; issues?: unknown };
+    throw new FuzzyApiError(
+      response.status,
+      typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
+      Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
+    );
   }
 }
 

@@ -21,6 +21,7 @@ export type {
   EvaluationLog,
   EvaluationMeta,
   Feedback,
+  ImportResult,
   OptimizeInput,
   OptimizeResult,
   Performance,

@@ -5,3 +5,4 @@ export * from './account.js';
 export * from './errors.js';
 export * from './optimize.js';
 export * from './storage.js';
+export * from './backup.js';

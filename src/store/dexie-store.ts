@@ -1,5 +1,6 @@
 import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
+import { exportRecords, importRecords, type ImportRecord } from './backup.js';
 import { countRecords } from './counts.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
@@ -64,6 +65,12 @@ export class DexieStore implements FuzzboxStore {
   }
   readMetricLog(userID: string, agentID: string, metric: string) {
     return readMetricLog(this.db, userID, agentID, metric);
+  }
+  exportRecords(userID: string) {
+    return exportRecords(this.db, userID);
+  }
+  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
+    return importRecords(this.db, userID, lines);
   }
   countRecords(userID: string) {
     return countRecords(this.db, userID);

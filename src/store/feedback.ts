@@ -13,7 +13,8 @@ export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<
 export function listFeedback(db: FuzzboxDatabase, userID: string, reqID: string): Promise<FeedbackRecord[]> {
   return db.transaction('r', db.logGroups, db.feedback, async () => {
     await requireEvaluationExists(db, userID, reqID);
-    // equal index keys come in primary-key (`seq`) order: oldest first
-    return db.feedback.where('evaluationLog').equals(reqID).toArray();
+    // equal index keys come in primary-key (`seq`) order: oldest first. Evaluation ids are unique
+    // per account (an import keeps a backup's ids), so another account may hold the same one.
+    return db.feedback.where('evaluationLog').equals(reqID).filter((feedback) => feedback.userID === userID).toArray();
   });
 }

@@ -17,7 +17,8 @@ async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<
   const own = db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]);
   if (evaluations.size * 4 >= (await own.count())) return own.toArray();
   const lists = await Promise.all([...evaluations.keys()].map((reqID) => db.feedback.where('evaluationLog').equals(reqID).toArray()));
-  return lists.flat();
+  // evaluation ids are unique per account only (an import keeps a backup's ids)
+  return lists.flat().filter((feedback) => feedback.userID === userID);
 }
 
 /** What the optimiser learns from, read in one transaction so it is one consistent picture. */

@@ -1,5 +1,7 @@
 import type { AgentBody } from '../schema/agent.js';
+import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
+import type { ImportRecord } from './backup.js';
 import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
 
 /** Turns the caller's agent as it is now into logs to store and a result to answer with. */
@@ -66,6 +68,20 @@ export interface FuzzboxStore {
 
   /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
   readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog>;
+
+  /**
+   * The caller's account as backup records, in an order where each refers only to records before
+   * it (versions, their agent; retired versions, tombstones; logs; feedback), read a bounded page
+   * per transaction so memory stays flat and no read holds the store long.
+   */
+  exportRecords(userID: string): AsyncIterable<BackupRecord>;
+  /**
+   * Stores backup records in the caller's account in one transaction, all or none: a record
+   * already stored as it is counts as unchanged; one that contradicts what is stored, refers to
+   * a record not stored (nor earlier in `lines`) or names another account's id is refused with a
+   * ValidationError naming its line.
+   */
+  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
 
   /** How many records of each kind the caller's account holds. */
   countRecords(userID: string): Promise<RecordCounts>;

@@ -95,6 +95,26 @@ describe('FuzzyClient', () => {
     expect(await create!.json()).toEqual(fanAgent);
   });
 
+  it('downloads a backup and restores it, from a Blob, a stream or text', async () => {
+    const client = anonymous.withKey((await anonymous.createAccount('backup')).apiKey);
+    const agent = await client.createAgent(fanAgent);
+    const evaluated = await client.evaluateBatch(agent.id, [{ temperature: 12 }, { temperature: 15 }]);
+    await client.postFeedback(evaluated[1]!.evaluationID, { stars: 5 });
+    const backup = await client.downloadBackup();
+    expect(backup.type).toBe('application/x-ndjson');
+    const text = await backup.text();
+    expect(text.split('\n')[0]).toMatch(/^\{"format":"fuzzbox-backup","version":1,/);
+    const lines = text.trimEnd().split('\n').length;
+    // into its own account: all of it is there already
+    expect(await client.restoreBackup(backup)).toEqual({ lines, imported: 0, unchanged: lines - 1 });
+    expect(await client.restoreBackup(backup.stream())).toEqual({ lines, imported: 0, unchanged: lines - 1 });
+    expect(await client.restoreBackup(text)).toEqual({ lines, imported: 0, unchanged: lines - 1 });
+    const refused = await failure(client.restoreBackup(text.replace('"version":1', '"version":99')));
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/^line 1: .*newer fuzzbox/);
+    expect((await client.getStorage()).counts).toMatchObject({ evaluations: 2, feedback: 1 });
+  });
+
   it('throws FuzzyApiError with the status, the message and every invalid field', async () => {
     const unauthorised = await failure(anonymous.listAgents());
     expect(unauthorised).toMatchObject({ name: 'FuzzyApiError', status: 401 });

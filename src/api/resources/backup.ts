@@ -1,0 +1,141 @@
+import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type ImportResult } from '../../schema/backup.js';
+import { ApiError, formatPath } from '../../schema/errors.js';
+import type { ZodError } from 'zod';
+import { timestamp } from '../../store/ids.js';
+import type { ImportRecord } from '../../store/backup.js';
+import { compileOrReject } from '../compiled-agents.js';
+import type { Context } from '../context.js';
+import { json } from '../http.js';
+import { readLines, type Line } from '../ndjson.js';
+
+const NDJSON = 'application/x-ndjson';
+/** Bytes written to the response per chunk: many lines per enqueue, few per pull. */
+const EXPORT_CHUNK = 64 * 1024;
+/** One record a line; the largest, a version, holds a definition of at most 1 MiB. */
+export const MAX_LINE_BYTES = 2 * 1024 * 1024;
+/** Records stored per import transaction (docs/REST.md, "Backup and restore"). */
+export const IMPORT_BATCH = 1000;
+
+/** GET /export: the caller's account as NDJSON, streamed as it is read. */
+export async function exportAccount({ service, userID }: Context): Promise<Response> {
+  const records = service.store.exportRecords(userID)[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const exportedAt = timestamp();
+  const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt };
+  let text = `${JSON.stringify(header)}\n`;
+  const body = new ReadableStream<Uint8Array>({
+    // pulled only as fast as the reader takes it, so a slow download never piles records up
+    async pull(controller) {
+      while (text.length < EXPORT_CHUNK) {
+        const next = await records.next();
+        if (next.done) {
+          if (text !== '') controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += `${JSON.stringify(next.value)}\n`;
+      }
+      controller.enqueue(encoder.encode(text));
+      text = '';
+    },
+    async cancel() {
+      await records.return?.(undefined);
+    },
+  });
+  const fileName = `fuzzbox-backup-${exportedAt.slice(0, 19).replace(/:/g, '-')}.ndjson`;
+  return new Response(body, {
+    headers: { 'Content-Type': NDJSON, 'Content-Disposition': `attachment; filename="${fileName}"` },
+  });
+}
+
+function checkContentType(contentType: string | null): void {
+  if (contentType === null) return;
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
+    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${contentType}")`);
+  }
+}
+
+const refused = (line: number, message: string) =>
+  new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
+
+function parseLine({ number, text }: Line): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw refused(number, `not JSON (${(error as Error).message})`);
+  }
+}
+
+function firstIssue(error: ZodError): string {
+  const issue = error.issues[0]!;
+  return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
+}
+
+function readHeader(line: Line | undefined): void {
+  if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
+  const parsed = backupHeaderSchema.safeParse(parseLine(line));
+  if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
+  if (parsed.data.version > BACKUP_VERSION) {
+    throw refused(
+      line.number,
+      `this backup is format version ${parsed.data.version}, written by a newer fuzzbox; this one reads version ${BACKUP_VERSION} and older: update fuzzbox to import it`,
+    );
+  }
+}
+
+/** A line as a record to store; definitions are compiled, so nothing the engine refuses gets in. */
+function readRecord(line: Line): ImportRecord {
+  const parsed = backupRecordSchema.safeParse(parseLine(line));
+  if (!parsed.success) throw refused(line.number, firstIssue(parsed.error));
+  const record = parsed.data;
+  if (record.kind !== 'version' && record.kind !== 'agent') return record;
+  let parsedRules: unknown[];
+  try {
+    parsedRules = [...compileOrReject(record).parsedRules];
+  } catch (error) {
+    throw error instanceof ApiError ? refused(line.number, `${record.kind} "${record.id}": ${error.message}`) : error;
+  }
+  return record.kind === 'version' ? { ...record, parsed_rules: parsedRules } : record;
+}
+
+/**
+ * POST /import: a backup into the caller's account, streamed line by line and stored
+ * IMPORT_BATCH records per transaction. A refused line stops the import: its batch is not
+ * stored, the batches before it are, and importing the file again skips those (docs/REST.md).
+ */
+export async function importAccount({ request, service, userID }: Context): Promise<Response> {
+  checkContentType(request.headers.get('content-type'));
+  const lines = readLines(request.body, MAX_LINE_BYTES);
+  const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
+  let batch: Array<{ line: number; record: ImportRecord }> = [];
+  let storedThrough = 1; // the header
+  const store = async () => {
+    const { imported, unchanged } = await service.store.importRecords(userID, batch);
+    result.imported += imported;
+    result.unchanged += unchanged;
+    storedThrough = batch.at(-1)!.line;
+    batch = [];
+  };
+  readHeader((await lines.next()).value || undefined);
+  result.lines = 1;
+  try {
+    for await (const line of lines) {
+      result.lines = line.number;
+      if (line.text.trim() === '') continue;
+      batch.push({ line: line.number, record: readRecord(line) });
+      if (batch.length === IMPORT_BATCH) await store();
+    }
+    if (batch.length > 0) await store();
+  } catch (error) {
+    throw partly(error, storedThrough);
+  }
+  return json(result);
+}
+
+/** A refusal after some batches were stored says which lines are in, and that a re-run skips them. */
+function partly(error: unknown, storedThrough: number): unknown {
+  if (!(error instanceof ApiError) || storedThrough <= 1) return error;
+  const message = `${error.message} (the lines up to ${storedThrough} were imported; fix this line and import the whole file again: what is already stored is skipped)`;
+  return new ApiError(error.name, message, { ...(error.issues ? { issues: error.issues } : {}), headers: error.headers });
+}

@@ -1,0 +1,233 @@
+import { Dexie } from 'dexie';
+import type { BackupRecord } from '../schema/backup.js';
+import { ApiError } from '../schema/errors.js';
+import type { FuzzboxDatabase } from './database.js';
+import { findGroup, groupLogs, logsOf } from './evaluations.js';
+import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from './records.js';
+
+/** Records read per transaction while exporting: memory stays flat, and no read holds the database long. */
+const EXPORT_PAGE = 256;
+/** Log groups per export page: up to 64 logs each. */
+const GROUP_PAGE = 16;
+
+type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
+/** A backup record ready to store: a version's rules come parsed (the API compiles every definition). */
+export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & { parsed_rules: unknown[] });
+
+export function versionLine(version: VersionRecord, retired: boolean): VersionLine {
+  const { id, versionOf, name, inputs, outputs, rules, performance, createdAt, seq } = version;
+  return { kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, seq, retired };
+}
+
+export function agentLine(agent: AgentRecord): BackupRecord {
+  const { id, name, inputs, outputs, rules, performance, createdAt, updatedAt, latestVersion, versionCount } = agent;
+  return { kind: 'agent', id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion, versionCount };
+}
+
+const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });
+
+function evaluationLine(log: EvaluationRecord): BackupRecord {
+  const { reqID, agentID, versionID, input, crisp, returned, createdAt, trace } = log;
+  return { kind: 'evaluation', reqID, agentID, versionID, input, crisp, ...(returned ? { returned } : {}), createdAt, ...(trace ? { trace } : {}) };
+}
+
+const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({ kind: 'feedback', id, evaluationLog, data, createdAt });
+
+/** Pages of an account's records in one table's index order, `EXPORT_PAGE` per read transaction. */
+async function* byOffset<T>(db: FuzzboxDatabase, read: (offset: number) => Promise<T[]>): AsyncGenerator<T> {
+  for (let offset = 0; ; offset += EXPORT_PAGE) {
+    const page = await db.transaction('r', db.tables, () => read(offset));
+    yield* page;
+    if (page.length < EXPORT_PAGE) return;
+  }
+}
+
+/**
+ * The caller's account as backup records, in the order an import needs (each refers only to
+ * records before it), read a page per short transaction. Agents, versions and tombstones are
+ * counted in the hundreds and paged by offset; logs and feedback, the bulk, are paged by key.
+ */
+export async function* exportRecords(db: FuzzboxDatabase, userID: string): AsyncGenerator<BackupRecord> {
+  const agents = byOffset(db, (offset) => db.agents.where('userID').equals(userID).offset(offset).limit(EXPORT_PAGE).toArray());
+  for await (const agent of agents) {
+    for (let seq = 0; ; ) {
+      const versions = await db.versions.where('[versionOf+seq]').between([agent.id, seq], [agent.id, Dexie.maxKey]).limit(EXPORT_PAGE).toArray();
+      for (const version of versions) yield versionLine(version, false);
+      if (versions.length < EXPORT_PAGE) break;
+      seq = versions.at(-1)!.seq + 1;
+    }
+    yield agentLine(agent);
+  }
+  const retired = byOffset(db, (offset) => db.retiredVersions.where('userID').equals(userID).offset(offset).limit(EXPORT_PAGE).toArray());
+  for await (const version of retired) yield versionLine(version, true);
+  const tombstones = byOffset(db, (offset) => db.deletedAgents.where('userID').equals(userID).offset(offset).limit(EXPORT_PAGE).toArray());
+  for await (const tombstone of tombstones) yield deletionLine(tombstone);
+
+  // every group of the caller's, by agent then in the order stored
+  for (let after: [string, string, number] | undefined; ; ) {
+    const lower = after ?? [userID, Dexie.minKey, Dexie.minKey];
+    const groups: LogGroupRecord[] = await db.logGroups
+      .where('[userID+agentID+seq]')
+      .between(lower, [userID, Dexie.maxKey, Dexie.maxKey], after === undefined, true)
+      .limit(GROUP_PAGE)
+      .toArray();
+    for (const group of groups) yield* logsOf(group).map(evaluationLine);
+    if (groups.length < GROUP_PAGE) break;
+    const last = groups.at(-1)!;
+    after = [userID, last.agentID, last.seq!];
+  }
+  for (let seq = 0; ; ) {
+    const page = await db.feedback.where('[userID+seq]').between([userID, seq], [userID, Dexie.maxKey]).limit(EXPORT_PAGE).toArray();
+    yield* page.map(feedbackLine);
+    if (page.length < EXPORT_PAGE) break;
+    seq = page.at(-1)!.seq! + 1;
+  }
+}
+
+/** JSON with object keys sorted: two records are the same whatever order their fields were written in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+const same = (stored: BackupRecord, record: ImportRecord) => {
+  const { parsed_rules: _, ...line } = record as ImportRecord & { parsed_rules?: unknown };
+  return canonical(stored) === canonical(line);
+};
+
+const elsewhere = (what: string, id: string) =>
+  `${what} "${id}" belongs to another account here; a backup keeps its ids, so import it into the account it came from or into another database`;
+
+/**
+ * Stores backup records in the caller's account, in one transaction: all of them or, when one
+ * is refused (a ValidationError naming its line), none. A record already stored as it is counts
+ * as unchanged, so importing the same records twice changes nothing; one that contradicts what
+ * is stored, or names another account's id, is refused.
+ */
+export function importRecords(
+  db: FuzzboxDatabase,
+  userID: string,
+  lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+): Promise<{ imported: number; unchanged: number }> {
+  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback];
+  return db.transaction('rw', tables, async () => {
+    let imported = 0;
+    let unchanged = 0;
+    // logs are written together at the end, in groups; feedback later in the batch may name them
+    const newLogs = new Map<string, EvaluationRecord>();
+    const ownAgent = async (id: string) => {
+      const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
+      return agent && agent.userID === userID ? agent : undefined;
+    };
+    for (const { line, record } of lines) {
+      const refuse = (message: string): never => {
+        throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
+      };
+      const outcome = await importOne(record, refuse);
+      if (outcome === 'imported') imported++;
+      else unchanged++;
+    }
+    if (newLogs.size > 0) await db.logGroups.bulkAdd(groupLogs([...newLogs.values()]));
+    return { imported, unchanged };
+
+    async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
+      switch (record.kind) {
+        case 'version': {
+          const live = await db.versions.get(record.id);
+          const stored = live ?? (await db.retiredVersions.get(record.id));
+          if (stored) {
+            if (stored.userID !== userID) refuse(elsewhere('version', record.id));
+            // a version stored retired whose agent the file still has live was deleted since: keep that
+            if (same({ ...versionLine(stored, !live), retired: record.retired }, record)) return 'unchanged';
+            refuse(`version "${record.id}" differs from the stored version with that id`);
+          }
+          const { kind: _, retired, ...fields } = record;
+          const version: VersionRecord = { ...fields, userID };
+          const agent = (await db.agents.get(record.versionOf)) ?? (await db.deletedAgents.get(record.versionOf));
+          if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+          if (retired || (agent && !('latestVersion' in agent))) {
+            await db.retiredVersions.add(version);
+          } else {
+            if ((await db.versions.where('[versionOf+seq]').equals([record.versionOf, record.seq]).count()) > 0) {
+              refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
+            }
+            await db.versions.add(version);
+          }
+          return 'imported';
+        }
+        case 'agent': {
+          const stored = await db.agents.get(record.id);
+          if (stored) {
+            if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
+            if (same(agentLine(stored), record)) return 'unchanged';
+            // updated here since the backup was made: the file's latest version is an older one of it
+            const filed = await db.versions.get(record.latestVersion);
+            if (filed?.versionOf === record.id && filed.userID === userID && stored.versionCount >= record.versionCount) return 'unchanged';
+            refuse(`agent "${record.id}" differs from the stored agent with that id`);
+          }
+          const tombstone = await db.deletedAgents.get(record.id);
+          if (tombstone) {
+            if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
+            return 'unchanged'; // deleted here since the backup was made
+          }
+          const latest = await db.versions.get(record.latestVersion);
+          if (latest?.versionOf !== record.id || latest.userID !== userID) {
+            refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
+          }
+          const { kind: _, ...fields } = record;
+          await db.agents.add({ ...fields, userID });
+          return 'imported';
+        }
+        case 'deletion': {
+          const live = await db.agents.get(record.id);
+          if (live) {
+            if (live.userID !== userID) refuse(elsewhere('agent', record.id));
+            refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+          }
+          const stored = await db.deletedAgents.get(record.id);
+          if (stored) {
+            if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
+            return 'unchanged';
+          }
+          await db.deletedAgents.add({ id: record.id, userID, deletedAt: record.deletedAt });
+          return 'imported';
+        }
+        case 'evaluation': {
+          const staged = newLogs.get(record.reqID);
+          const group = staged ? undefined : await findGroup(db, userID, record.reqID);
+          const stored = staged ?? (group && logsOf(group).find((log) => log.reqID === record.reqID));
+          if (stored) {
+            if (same(evaluationLine(stored), record)) return 'unchanged';
+            refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
+          }
+          if (!(await ownAgent(record.agentID))) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
+          if (!record.trace) {
+            const version = (await db.versions.get(record.versionID)) ?? (await db.retiredVersions.get(record.versionID));
+            if (version?.userID !== userID || version.versionOf !== record.agentID) {
+              refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
+            }
+          }
+          const { kind: _, ...fields } = record;
+          newLogs.set(record.reqID, { ...fields, userID });
+          return 'imported';
+        }
+        case 'feedback': {
+          const stored = await db.feedback.where('id').equals(record.id).first();
+          if (stored) {
+            if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
+            if (same(feedbackLine(stored), record)) return 'unchanged';
+            refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
+          }
+          const known = newLogs.has(record.evaluationLog) || (await findGroup(db, userID, record.evaluationLog)) !== undefined;
+          if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+          const { kind: _, ...fields } = record;
+          await db.feedback.add({ ...fields, userID });
+          return 'imported';
+        }
+      }
+    }
+  });
+}
