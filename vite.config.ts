@@ -1,8 +1,11 @@
 import { defineConfig } from 'vite';
 
 // The library build: one ESM file per public entry point, dependencies left external
-// so an app bundles a single copy of dexie, zod and workbox.
+// so an app bundles a single copy of dexie, zod and workbox-window. Workbox's precaching is the
+// exception, bundled into fuzzbox/sw in its production form: its development build writes to
+// `self` when imported, which would stop fuzzbox/sw from importing outside a worker (in Node).
 export default defineConfig({
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   build: {
     outDir: 'dist',
     emptyOutDir: false,
@@ -21,7 +24,7 @@ export default defineConfig({
     },
     rollupOptions: {
       // `fuzzbox/vite` runs in Node, inside the app's Vite.
-      external: [/^dexie/, /^zod/, /^workbox-/, /^node:/, 'vite'],
+      external: [/^dexie/, /^zod/, /^workbox-window/, /^node:/, 'vite'],
       output: {
         // workbox-window's "main" is a UMD bundle that Node cannot import by name; its ES module
         // build works in Node and in every bundler, so `fuzzbox/client` imports anywhere.

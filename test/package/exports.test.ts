@@ -20,6 +20,7 @@ describe('package exports (run `npm run build` first)', () => {
     ['fuzzbox/engine', ['parseRule', 'printRule', 'compileAgent', 'evaluate', 'evaluateBatch', 'RuleSyntaxError', 'AgentValidationError']],
     ['fuzzbox/sw', ['installFuzzyService']],
     ['fuzzbox/client', ['registerFuzzyWorker', 'FuzzyClient', 'FuzzyApiError']],
+    ['fuzzbox/vite', ['fuzzbox', 'default']],
   ])('%s imports in Node with its public names', (specifier, names) => {
     const exported = importInNode(specifier, 'Object.keys(m)') as string[];
     expect(exported).toEqual(expect.arrayContaining(names));
