@@ -31,6 +31,7 @@ export type {
   BackupHeader,
   BackupRecord,
   ImportResult,
+  RetentionPolicy,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
 export type { FuzzboxStore, EvaluateAgent, MetricLog, StoredEvaluation } from './store/store.js';

@@ -12,6 +12,8 @@ import { openAccount } from './resources/account.js';
 import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
 import type { StorageManagerLike } from './resources/storage.js';
+import { checkRetention, RetentionSweeper } from './retention.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 
 export interface FuzzyServiceOptions extends DatabaseOptions {
   /**
@@ -34,6 +36,11 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
    * adapter does); without it those fields are `null`.
    */
   storageManager?: StorageManagerLike;
+  /**
+   * Which evaluation logs to keep, e.g. `{days: 90, perAgent: 10_000, keepWithFeedback: true}`;
+   * default all. Applied in the background at most once an hour (docs/REST.md, "Retention").
+   */
+  retention?: RetentionPolicy;
 }
 
 /** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
@@ -51,6 +58,11 @@ export interface FuzzyService {
    * and hand out keys themselves. The key is returned once; only its SHA-256 is stored.
    */
   createAccount(name?: string): Promise<Account>;
+  /**
+   * Applies the `retention` policy now rather than in the background (or joins the sweep under
+   * way); resolves to how many evaluation logs were dropped, 0 without a policy.
+   */
+  applyRetention(): Promise<number>;
   /** Closes the store; requests after this fail with a 500. */
   close(): Promise<void>;
 }
@@ -74,6 +86,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     storageManager: options.storageManager,
   };
   const match = createRouter(routes);
+  const retention = options.retention && new RetentionSweeper(store, checkRetention(options.retention));
 
   async function dispatch(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -119,6 +132,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
 
   return {
     async handle(request) {
+      retention?.poke();
       try {
         return await dispatch(request);
       } catch (error) {
@@ -126,6 +140,10 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
       }
     },
     createAccount: (name) => openAccount(store, name ?? null),
-    close: () => store.close(),
+    applyRetention: async () => (retention ? retention.sweep() : 0),
+    async close() {
+      await retention?.idle();
+      await store.close();
+    },
   };
 }

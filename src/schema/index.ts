@@ -6,3 +6,4 @@ export * from './errors.js';
 export * from './optimize.js';
 export * from './storage.js';
 export * from './backup.js';
+export * from './retention.js';

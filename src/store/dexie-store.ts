@@ -2,6 +2,8 @@ import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
 import { exportRecords, importRecords, type ImportRecord } from './backup.js';
 import { countRecords } from './counts.js';
+import { applyRetention } from './retention.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
 import { EvaluationWriter } from './evaluation-writer.js';
@@ -71,6 +73,9 @@ export class DexieStore implements FuzzboxStore {
   }
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return importRecords(this.db, userID, lines);
+  }
+  applyRetention(policy: RetentionPolicy, now: number) {
+    return applyRetention(this.db, policy, now);
   }
   countRecords(userID: string) {
     return countRecords(this.db, userID);

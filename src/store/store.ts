@@ -1,6 +1,7 @@
 import type { AgentBody } from '../schema/agent.js';
 import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 import type { ImportRecord } from './backup.js';
 import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
 
@@ -82,6 +83,12 @@ export interface FuzzboxStore {
    * ValidationError naming its line.
    */
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
+
+  /**
+   * Drops the evaluation logs (of every account) that `policy` does not keep, with their
+   * feedback, as of `now` (ms), in transactions of a bounded size; resolves to how many.
+   */
+  applyRetention(policy: RetentionPolicy, now: number): Promise<number>;
 
   /** How many records of each kind the caller's account holds. */
   countRecords(userID: string): Promise<RecordCounts>;

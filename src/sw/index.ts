@@ -3,6 +3,7 @@
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
 import { createFuzzyService, routes } from '../api/index.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure } from './messages.js';
 import { offlineFiles, type OfflineFile } from './offline.js';
 
@@ -15,6 +16,8 @@ export interface FuzzyWorkerOptions {
   dbName?: string;
   /** Whether `POST /account` creates accounts; default true. */
   signup?: boolean;
+  /** Which evaluation logs to keep (createFuzzyService's `retention`); default all. */
+  retention?: RetentionPolicy;
   /**
    * The app's own files, to start offline: Workbox's precache manifest (`self.__WB_MANIFEST`),
    * which `fuzzbox/vite` writes at build time. They are cached when the worker installs (the
@@ -44,6 +47,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       ...(worker.navigator.storage ? { storageManager: worker.navigator.storage } : {}),
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
+      ...(options.retention === undefined ? {} : { retention: options.retention }),
     }));
 
   const isServiceRequest = (url: URL) => {

@@ -1,0 +1,77 @@
+import { Dexie } from 'dexie';
+import type { RetentionPolicy } from '../schema/retention.js';
+import type { FuzzboxDatabase } from './database.js';
+import type { LogGroupRecord } from './records.js';
+
+/** Log groups examined per transaction: up to 64 logs each, so no sweep step holds the database long. */
+const SWEEP_PAGE = 16;
+/** Agents read per transaction while listing whose logs to sweep. */
+const AGENT_PAGE = 256;
+
+/** Every agent id that may own logs, live or deleted, with its owner, a page per transaction. */
+async function* everyAgent(db: FuzzboxDatabase): AsyncGenerator<{ userID: string; id: string }> {
+  for (const table of [db.agents, db.deletedAgents] as const) {
+    for (let after: string | undefined; ; ) {
+      const page: Array<{ userID: string; id: string }> = await (after === undefined ? table.orderBy('id') : table.where('id').above(after))
+        .limit(AGENT_PAGE)
+        .toArray();
+      yield* page;
+      if (page.length < AGENT_PAGE) break;
+      after = page.at(-1)!.id;
+    }
+  }
+}
+
+/**
+ * Drops the evaluation logs `policy` does not keep, with their feedback, walking each agent's
+ * logs newest first, SWEEP_PAGE groups per read-write transaction (a group loses only the logs
+ * it drops). Returns how many logs were dropped. The walk reads every log once, so it runs in
+ * the background, not in a request's path (src/api/retention.ts).
+ */
+export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolicy, now: number): Promise<number> {
+  const cutoff = policy.days === undefined ? undefined : new Date(now - policy.days * 86_400_000).toISOString();
+  let dropped = 0;
+  for await (const { userID, id: agentID } of everyAgent(db)) {
+    let kept = 0;
+    for (let upper: [string, string, unknown] = [userID, agentID, Dexie.maxKey]; ; ) {
+      const page = await db.transaction('rw', db.logGroups, db.feedback, async () => {
+        const groups: LogGroupRecord[] = await db.logGroups
+          .where('[userID+agentID+seq]')
+          .between([userID, agentID, Dexie.minKey], upper, true, false)
+          .reverse()
+          .limit(SWEEP_PAGE)
+          .toArray();
+        for (const group of groups) {
+          const old = cutoff !== undefined && group.createdAt < cutoff;
+          const room = policy.perAgent === undefined ? Infinity : policy.perAgent - kept;
+          if (!old && room >= group.keys.length) {
+            kept += group.keys.length; // the common case: the whole group stays, nothing to write
+            continue;
+          }
+          const keep: boolean[] = [];
+          // newest first: the last log of a group is the newest
+          for (let i = group.keys.length - 1; i >= 0; i--) {
+            const feedback = db.feedback.where('evaluationLog').equals(group.keys[i]![1]).filter((item) => item.userID === userID);
+            if (!old && kept < (policy.perAgent ?? Infinity)) {
+              keep[i] = true;
+              kept++;
+            } else {
+              keep[i] = policy.keepWithFeedback === true && (await feedback.count()) > 0;
+              if (!keep[i]) await feedback.delete();
+            }
+          }
+          const remaining = keep.filter(Boolean).length;
+          dropped += group.keys.length - remaining;
+          if (remaining === 0) await db.logGroups.delete(group.seq!);
+          else if (remaining < group.keys.length) {
+            await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => keep[i]), logs: group.logs.filter((_, i) => keep[i]) });
+          }
+        }
+        return groups;
+      });
+      if (page.length < SWEEP_PAGE) break;
+      upper = [userID, agentID, page.at(-1)!.seq!];
+    }
+  }
+  return dropped;
+}
