@@ -1,4 +1,4 @@
-import { ApiError, formatPath } from '../schema/errors.js';
+import { ApiError, clipPath, formatPath } from '../schema/errors.js';
 
 /** 1 MiB, SPEC section 6. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -71,10 +71,11 @@ export async function readJsonBody(request: Request, optional: boolean): Promise
   } catch (error) {
     throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
   }
-  const reserved = text.includes('__proto__') ? reservedKeyPath(body) : undefined;
+  // JSON.parse makes an own key "__proto__" of every spelling, escaped ones ("\u005f_proto__") too
+  const reserved = text.includes('__proto__') || text.includes('\\u') ? reservedKeyPath(body) : undefined;
   if (reserved !== undefined) {
     const message = '"__proto__" cannot be a name (JavaScript objects reserve it); choose another name';
-    throw new ApiError('ValidationError', `${reserved}: ${message}`, { issues: [{ path: reserved, message }] });
+    throw new ApiError('ValidationError', `${clipPath(reserved, 200)}: ${message}`, { issues: [{ path: reserved, message }] });
   }
   return body;
 }

@@ -1,7 +1,7 @@
 import { evaluate, type CompiledAgent } from '../../engine/index.js';
 import { explore, MAX_EXPLORATION } from '../../learn/index.js';
 import type { Inputs, Trace } from '../../engine/types.js';
-import { ApiError, validationError, type Issue } from '../../schema/errors.js';
+import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
 import { timestamp } from '../../store/ids.js';
 import type { EvaluationRecord } from '../../store/records.js';
@@ -24,23 +24,20 @@ function readInputs(body: unknown): { items: Inputs[]; batch: boolean } {
   return { items: batch ? (parsed.data as Inputs[]) : [parsed.data as Inputs], batch };
 }
 
-/** Every input name the agent does not have, as issues; the engine would stop at the first. */
+/** Every input name the agent does not have, as issues (bounded: see IssueList); the engine would stop at the first. */
 function checkInputNames(compiled: CompiledAgent, items: readonly Inputs[], batch: boolean, metaName?: string): void {
-  const known = Object.keys(compiled.inputs);
-  const issues: Issue[] = [];
+  const issues = new IssueList();
+  let known: string | undefined;
   items.forEach((inputs, index) => {
-    for (const name of Object.keys(inputs)) {
-      if (!Object.hasOwn(compiled.inputs, name)) {
-        issues.push({
-          path: batch ? `[${index}].${name}` : name,
-          message: `unknown input "${name}" (known: ${known.join(', ')})`,
-        });
-      }
+    for (const name in inputs) {
+      if (!Object.hasOwn(inputs, name) || Object.hasOwn(compiled.inputs, name)) continue;
+      issues.add(() => {
+        known ??= clip(Object.keys(compiled.inputs).join(', '), 500);
+        return { path: batch ? `[${index}].${name}` : name, message: `unknown input "${name}" (known: ${known})` };
+      });
     }
   });
-  if (issues.length > 0) {
-    throw new ApiError('ValidationError', `invalid inputs: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
-  }
+  if (issues.count > 0) throw invalid('inputs', issues);
   if (metaName !== undefined && Object.hasOwn(compiled.outputs, metaName)) {
     throw new ApiError('ValidationError', `?meta=${metaName} would overwrite the output "${metaName}"; choose another name`);
   }
