@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import { build, createServer as createViteServer, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { chromiumArgs, chromiumPath, requireBuild, root } from './harness.js';
@@ -206,6 +206,26 @@ describe('offline start of the example app, served by', () => {
       }
     });
   }
+});
+
+describe('the example app under the dev server (`vite`)', () => {
+  it('is answered by the same worker, with nothing kept offline', async () => {
+    const server = await createViteServer({ root: example, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: true } });
+    await server.listen();
+    const origin = `http://127.0.0.1:${(server.httpServer!.address() as AddressInfo).port}`;
+    const profile = mkdtempSync(join(tmpdir(), 'fuzzbox-profile-'));
+    const context = await launch(profile);
+    try {
+      expect(await (await fetch(`${origin}/fuzzbox-sw.js`)).text()).toMatch(/^self\.__WB_MANIFEST = \[\];\n/);
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(`${origin}/`);
+      expect(await exampleStarted(page)).toMatch(exampleReady.online);
+    } finally {
+      await context.close();
+      await server.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the demo', () => {
