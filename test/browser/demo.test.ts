@@ -102,10 +102,11 @@ describe('the demo', () => {
     expect(await page.getAttribute('#editor [name="rules"]', 'class')).toContain('invalid');
 
     await page.fill('#editor [name="rules"]', 'IF service IS good THEN tip IS average');
-    await page.fill('#editor [name="name"]', '');
+    // A name may be empty (SPEC 1), not longer than 200 characters.
+    await page.fill('#editor [name="name"]', 'x'.repeat(201));
     await page.click('#editor [name="save"]');
     await page.waitForFunction(() => document.querySelector('[data-error-for="name"]')?.textContent !== '');
-    expect(await page.textContent('[data-error-for="name"]')).toMatch(/empty/);
+    expect(await page.textContent('[data-error-for="name"]')).toMatch(/at most 200 characters/);
     expect(await page.textContent('[data-error-for="rules"]')).toBe('');
     // Nothing was saved: the agent still has its three rules.
     expect(await page.locator('#rules li').count()).toBe(3);
