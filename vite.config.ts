@@ -16,6 +16,7 @@ export default defineConfig({
       entry: {
         index: 'src/index.ts',
         engine: 'src/engine/index.ts',
+        formats: 'src/formats/index.ts',
         sw: 'src/sw/index.ts',
         client: 'src/client/index.ts',
         vite: 'src/vite/index.ts',

@@ -18,6 +18,7 @@ describe('package exports (run `npm run build` first)', () => {
   it.each([
     ['fuzzbox', ['createFuzzyService', 'compileAgent', 'evaluate', 'ApiError']],
     ['fuzzbox/engine', ['parseRule', 'printRule', 'compileAgent', 'evaluate', 'evaluateBatch', 'RuleSyntaxError', 'AgentValidationError']],
+    ['fuzzbox/formats', ['readFcl', 'writeFcl', 'readFll', 'writeFll', 'readFis', 'writeFis', 'readModel', 'writeModel', 'FormatError', 'MEDIA_TYPES']],
     ['fuzzbox/sw', ['installFuzzyService']],
     ['fuzzbox/client', ['registerFuzzyWorker', 'FuzzyClient', 'FuzzyApiError']],
     ['fuzzbox/vite', ['fuzzbox', 'default']],
