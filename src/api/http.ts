@@ -18,7 +18,12 @@ export function spelledHeaderName(name: string): string {
 
 /** Every response, errors included, is JSON with this exact Content-Type. */
 export function json(data: unknown, headers: Record<string, string> = {}, status = 200): Response {
-  return new Response(JSON.stringify(data), { status, headers: { ...headers, 'Content-Type': JSON_TYPE } });
+  return jsonText(JSON.stringify(data), headers, status);
+}
+
+/** A response whose JSON text was built beforehand, e.g. before the data it reports was stored. */
+export function jsonText(text: string, headers: Record<string, string> = {}, status = 200): Response {
+  return new Response(text, { status, headers: { ...headers, 'Content-Type': JSON_TYPE } });
 }
 
 export const ok = () => json({ message: 'OK' });

@@ -3,35 +3,55 @@ import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
 import type { FuzzboxDatabase } from './database.js';
 import { newId, timestamp, timestampAfter } from './ids.js';
-import type { AgentRecord, DeletedAgentRecord, VersionRecord } from './records.js';
+import type { AgentRecord, VersionRecord } from './records.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 
+/** Who owned a deleted agent, and when it was deleted where that is known. */
+export interface DeletedAgent {
+  userID: string;
+  deletedAt?: string;
+}
+
 /**
  * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its
- * owner), from what the agents and deletedAgents tables hold for `id`.
+ * owner), from what is stored for `id`.
  */
-export function ownAgent(
-  userID: string,
-  id: string,
-  agent: AgentRecord | undefined,
-  deleted: DeletedAgentRecord | undefined,
-): AgentRecord {
+export function ownAgent(userID: string, id: string, agent: AgentRecord | undefined, deleted: DeletedAgent | undefined): AgentRecord {
   if (agent?.userID === userID) return agent;
   if (!agent && deleted?.userID === userID) {
-    throw new ApiError('Gone', `agent "${id}" was deleted at ${deleted.deletedAt}`);
+    throw new ApiError('Gone', `agent "${id}" was deleted${deleted.deletedAt ? ` at ${deleted.deletedAt}` : ''}`);
   }
   throw notFound(id);
 }
 
-/** `ownAgent` read from the database; call inside a transaction over agents and deletedAgents. */
+/**
+ * The owners of those of `ids` that were deleted. A delete removes only the agent's record (it
+ * must work on a full disk, where a transaction that adds anything fails): its versions stay, so
+ * an id that has versions and no agent was deleted. Deletes before schema version 4 left a
+ * tombstone in deletedAgents, with the time. Call inside a transaction over deletedAgents and versions.
+ */
+export async function deletedOwners(db: FuzzboxDatabase, ids: readonly string[]): Promise<Map<string, DeletedAgent>> {
+  const owners = new Map<string, DeletedAgent>();
+  if (ids.length === 0) return owners;
+  const tombstones = await db.deletedAgents.bulkGet([...ids]);
+  for (const [i, id] of ids.entries()) {
+    const tombstone = tombstones[i];
+    const version = tombstone ? undefined : await versionsOf(db, id).first();
+    const deleted = tombstone ?? version;
+    if (deleted) owners.set(id, { userID: deleted.userID, ...(tombstone ? { deletedAt: tombstone.deletedAt } : {}) });
+  }
+  return owners;
+}
+
+/** `ownAgent` read from the database; call inside a transaction over agents, deletedAgents and versions. */
 export async function requireAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
   const agent = await db.agents.get(id);
-  return ownAgent(userID, id, agent, agent ? undefined : await db.deletedAgents.get(id));
+  return ownAgent(userID, id, agent, agent ? undefined : (await deletedOwners(db, [id])).get(id));
 }
 
 export function readAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
-  return db.transaction('r', db.agents, db.deletedAgents, () => requireAgent(db, userID, id));
+  return db.transaction('r', db.agents, db.deletedAgents, db.versions, () => requireAgent(db, userID, id));
 }
 
 export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<AgentRecord[]> {
@@ -115,19 +135,15 @@ function versionsOf(db: FuzzboxDatabase, agentID: string) {
 }
 
 /**
- * Removes the agent and leaves a tombstone, in one transaction. Its versions move to
- * retiredVersions: gone from the interface (`GET /version/:id` answers 404), still there for
- * recomputing the agent's evaluation logs, which stay readable. The logs are not touched, so a
- * delete costs the agent's versions, not its logs, and needs no more storage than before.
+ * Removes the agent's record and nothing else, so the transaction only deletes: browsers let such
+ * a transaction commit on a full disk, where anything that adds a byte fails. Its versions stay
+ * where they are: gone from the interface (`GET /version/:id` answers 404, the agent 410), still
+ * there for recomputing the agent's evaluation logs, which stay readable.
  */
 export function deleteAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<void> {
-  return db.transaction('rw', [db.agents, db.versions, db.retiredVersions, db.deletedAgents], async () => {
+  return db.transaction('rw', [db.agents, db.versions, db.deletedAgents], async () => {
     await requireAgent(db, userID, id);
-    const versions = await versionsOf(db, id).toArray();
-    await db.retiredVersions.bulkAdd(versions);
-    await db.versions.bulkDelete(versions.map((version) => version.id));
     await db.agents.delete(id);
-    await db.deletedAgents.add({ id, userID, deletedAt: timestamp() });
   });
 }
 
@@ -138,8 +154,13 @@ export function listVersions(db: FuzzboxDatabase, userID: string, agentID: strin
   });
 }
 
-export async function readVersion(db: FuzzboxDatabase, userID: string, id: string): Promise<VersionRecord> {
-  const version = await db.versions.get(id);
-  if (version?.userID !== userID) throw new ApiError('NotFound', `no version with id "${id}"`);
-  return version;
+/** The caller's version of a live agent; a deleted agent's versions answer NotFound, as on its DELETE. */
+export function readVersion(db: FuzzboxDatabase, userID: string, id: string): Promise<VersionRecord> {
+  return db.transaction('r', db.versions, db.agents, async () => {
+    const version = await db.versions.get(id);
+    if (version?.userID !== userID || !(await db.agents.get(version.versionOf))) {
+      throw new ApiError('NotFound', `no version with id "${id}"`);
+    }
+    return version;
+  });
 }

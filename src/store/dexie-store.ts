@@ -10,8 +10,8 @@ import { EvaluationWriter } from './evaluation-writer.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
 import { readMetricLog, updateAgentFrom } from './learning.js';
-import type { AccountRecord, FeedbackRecord } from './records.js';
-import type { EvaluateAgent, FuzzboxStore } from './store.js';
+import type { AccountRecord, EvaluationRecord, FeedbackRecord } from './records.js';
+import type { FuzzboxStore } from './store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
 export class DexieStore implements FuzzboxStore {
@@ -53,8 +53,8 @@ export class DexieStore implements FuzzboxStore {
   readVersion(userID: string, id: string) {
     return agents.readVersion(this.db, userID, id);
   }
-  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>) {
-    return this.#evaluations.record(userID, agentID, evaluate);
+  addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]) {
+    return this.#evaluations.add(userID, agentID, versionID, logs);
   }
   readEvaluation(userID: string, reqID: string) {
     return readEvaluation(this.db, userID, reqID);

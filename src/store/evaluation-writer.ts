@@ -1,14 +1,14 @@
-import { ownAgent } from './agents.js';
+import { deletedOwners, ownAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { groupLogs } from './evaluations.js';
 import type { EvaluationRecord } from './records.js';
-import type { EvaluateAgent } from './store.js';
 
 interface Job {
   userID: string;
   agentID: string;
-  evaluate: EvaluateAgent<unknown>;
-  resolve: (result: unknown) => void;
+  versionID: string;
+  logs: EvaluationRecord[];
+  resolve: (stored: boolean) => void;
   reject: (error: unknown) => void;
 }
 
@@ -16,9 +16,10 @@ interface Job {
  * Stores evaluation logs with group commit: requests that arrive while a transaction is being
  * written wait for it and then share the next one. A lone request starts its transaction at
  * once; under load, one commit (one disk flush with strict durability) serves many requests.
- * Each request still reads its agent and writes all its logs in the same transaction as each
- * other request of the group, so a concurrent PUT or DELETE lands wholly before or after it,
- * and a request whose agent is missing or whose inputs are refused fails alone, writing nothing.
+ * The logs come computed: a transaction here reads the agents and adds the logs, nothing else,
+ * so it is as short as the writes (docs/REST.md, "Cost of a request"). Each request is checked
+ * against its agent as it is in that transaction, so a concurrent PUT or DELETE lands wholly
+ * before or after it, and a request whose agent is gone fails alone, writing nothing.
  */
 export class EvaluationWriter {
   readonly #db: FuzzboxDatabase;
@@ -29,14 +30,10 @@ export class EvaluationWriter {
     this.#db = db;
   }
 
-  /**
-   * Runs `evaluate` on the caller's agent and stores the logs it returns before resolving.
-   * `evaluate` must be synchronous (an IndexedDB transaction ends when it waits on anything
-   * else); it may throw to fail this request only.
-   */
-  record<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ userID, agentID, evaluate, resolve: resolve as (result: unknown) => void, reject });
+  /** See FuzzboxStore.addEvaluations. */
+  add(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.#queue.push({ userID, agentID, versionID, logs, resolve, reject });
       if (!this.#writing) void this.#drain();
     });
   }
@@ -53,23 +50,20 @@ export class EvaluationWriter {
 
   async #commit(jobs: Job[]): Promise<void> {
     const db = this.#db;
-    const outcomes: Array<{ ok: true; result: unknown } | { ok: false; error: unknown }> = [];
+    const outcomes: Array<{ ok: true; stored: boolean } | { ok: false; error: unknown }> = [];
     try {
-      await db.transaction('rw', db.agents, db.deletedAgents, db.logGroups, async () => {
-        // Two bulk reads, then everything else synchronously: Dexie keeps a transaction alive
-        // only across awaits of its own requests.
+      await db.transaction('rw', db.agents, db.deletedAgents, db.versions, db.logGroups, async () => {
         const ids = [...new Set(jobs.map((job) => job.agentID))];
         const agents = new Map((await db.agents.bulkGet(ids)).map((agent, i) => [ids[i]!, agent]));
         const missing = ids.filter((id) => !agents.get(id));
-        const tombstones = missing.length > 0 ? await db.deletedAgents.bulkGet(missing) : [];
-        const deleted = new Map(tombstones.map((record, i) => [missing[i]!, record]));
+        const gone = await deletedOwners(db, missing);
         const logs: EvaluationRecord[] = [];
         for (const job of jobs) {
           try {
-            const agent = ownAgent(job.userID, job.agentID, agents.get(job.agentID), deleted.get(job.agentID));
-            const { logs: jobLogs, result } = job.evaluate(agent);
-            logs.push(...jobLogs);
-            outcomes.push({ ok: true, result });
+            const agent = ownAgent(job.userID, job.agentID, agents.get(job.agentID), gone.get(job.agentID));
+            const current = agent.latestVersion === job.versionID;
+            if (current) logs.push(...job.logs);
+            outcomes.push({ ok: true, stored: current });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -84,7 +78,7 @@ export class EvaluationWriter {
     }
     jobs.forEach((job, index) => {
       const outcome = outcomes[index]!;
-      if (outcome.ok) job.resolve(outcome.result);
+      if (outcome.ok) job.resolve(outcome.stored);
       else job.reject(outcome.error);
     });
   }

@@ -23,7 +23,7 @@ async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<
 
 /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
 export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: string, metric: string): Promise<MetricLog> {
-  return db.transaction('r', [db.agents, db.deletedAgents, db.logGroups, db.feedback], async () => {
+  return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.logGroups, db.feedback], async () => {
     const agent = await requireAgent(db, userID, agentID);
     const groups = await db.logGroups.where('[userID+agentID]').equals([userID, agentID]).toArray();
     const evaluations = groups.flatMap(logsOf);

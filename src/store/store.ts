@@ -5,9 +5,6 @@ import type { RetentionPolicy } from '../schema/retention.js';
 import type { ImportRecord } from './backup.js';
 import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
 
-/** Turns the caller's agent as it is now into logs to store and a result to answer with. */
-export type EvaluateAgent<T> = (agent: AgentRecord) => { logs: EvaluationRecord[]; result: T };
-
 export interface MetricLog {
   agent: AgentRecord;
   /** every evaluation of the agent, any version, whose feedback carries the metric, with its latest value */
@@ -56,10 +53,12 @@ export interface FuzzboxStore {
   readVersion(userID: string, id: string): Promise<VersionRecord>;
 
   /**
-   * Runs `evaluate` (synchronous; it may throw to fail this request only) on the caller's agent
-   * as it is now and stores the logs it returns before resolving to its result.
+   * Stores the logs of one request, computed beforehand on version `versionID` of the caller's
+   * agent, if that is still its latest version; false, writing nothing, when a PUT made a newer one
+   * meanwhile (the caller evaluates again). Only reads and writes: no computation ever runs while
+   * the transaction is open (docs/REST.md, "Cost of a request").
    */
-  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T>;
+  addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]): Promise<boolean>;
   readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation>;
 
   /** Feedback on the caller's evaluation; the store records its owner. */

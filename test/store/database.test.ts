@@ -73,7 +73,7 @@ test('a version-1 database written by an earlier fuzzbox reads back through the 
   }
 });
 
-test('version 2: logs whose trace a version-1 delete wrote in read back exactly; a delete after the upgrade retires versions', async () => {
+test('version 2: logs whose trace a version-1 delete wrote in read back exactly; a delete after the upgrade keeps the versions for the logs', async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 1 as docs/REST.md documented it: a delete wrote each log's trace in and dropped the versions
@@ -124,9 +124,10 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
     expect(upgraded.verno).toBe(4);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
-    expect(await upgraded.table('retiredVersions').toArray()).toEqual([
+    expect(await upgraded.table('versions').toArray()).toEqual([
       { id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 },
     ]);
+    expect(await upgraded.table('agents').get('A1')).toBeUndefined();
   } finally {
     upgraded.close();
   }

@@ -1,5 +1,6 @@
-// DELETE moves the agent's versions into retiredVersions and leaves its evaluation logs exactly
-// as they were: deleting frees space rather than taking more, and works on a full disk.
+// DELETE removes the agent's record and nothing else: no write adds a byte, so it works on a full
+// disk (where browsers let only transactions that delete commit). Its versions stay, out of the
+// interface, to recompute its logs, which read back exactly as before.
 import { Dexie } from 'dexie';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -30,7 +31,7 @@ async function records(table: string): Promise<unknown[]> {
   }
 }
 
-test('DELETE writes nothing into the logs (so it works on a full disk), and the logs read back as before', async () => {
+test('DELETE only deletes (so it works on a full disk), and the logs read back as before', async () => {
   const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
   const first = (await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 4.5 }, { service: 9 }] })).headers.get('X-Evaluation-ID')!;
   const renamed = (await t.call('PUT', `agent/${agent.id}`, { key, body: { ...tippingAgent('second'), rules: ['IF service IS poor THEN tip IS high'] } })).body;
@@ -41,14 +42,18 @@ test('DELETE writes nothing into the logs (so it works on a full disk), and the 
   const versions = await records('versions');
   expect(versions).toHaveLength(2);
 
-  // every write to the logs' store fails, as on a full disk: a delete must not need one
-  restore = failWrites('logGroups', quotaExceeded, { methods: ['add', 'put', 'delete', 'clear'] });
+  // every write that adds fails, as on a full disk, and so does any write to the logs
+  const stores = ['accounts', 'agents', 'versions', 'retiredVersions', 'deletedAgents', 'feedback'];
+  const restores = stores.map((store) => failWrites(store, quotaExceeded));
+  restores.push(failWrites('logGroups', quotaExceeded, { methods: ['add', 'put', 'delete', 'clear'] }));
+  restore = () => [...restores].reverse().forEach((undo) => undo());
   expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
   restore();
 
   expect(JSON.stringify(await records('logGroups'))).toBe(storedLogs);
-  expect(await records('versions')).toEqual([]);
-  expect(await records('retiredVersions')).toEqual(versions);
+  expect(await records('agents')).toEqual([]);
+  expect(await records('versions')).toEqual(versions);
+  expect(await records('deletedAgents')).toEqual([]);
   for (const [i, reqID] of reqIDs.entries()) {
     expect((await t.call('GET', `evaluation/${reqID}`, { key })).body).toEqual(logs[i]);
   }

@@ -4,9 +4,10 @@ import type { Inputs, Trace } from '../../engine/types.js';
 import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
 import { timestamp } from '../../store/ids.js';
-import type { EvaluationRecord } from '../../store/records.js';
-import { param, type Context } from '../context.js';
-import { json } from '../http.js';
+import type { AgentRecord, EvaluationRecord } from '../../store/records.js';
+import { param, type Context, type ServiceState } from '../context.js';
+import { jsonText } from '../http.js';
+import { checkAnswerSize, checkRequestCost } from '../request-cost.js';
 
 /** `?meta=true|1|yes|` → "meta"; `false|0|no` → none; anything else names the property. */
 export function metaProperty(url: URL): string | undefined {
@@ -62,42 +63,85 @@ export function metaOf(reqID: string, trace: Trace, createdAt: string): Evaluati
   return { reqID, fuzzified, rules, inferred, clipped, combined, centroid, createdAt };
 }
 
-/**
- * POST /agent/:id: evaluates one inputs object or a batch on the agent's latest version and
- * stores one log per item before answering.
- */
-export async function evaluateAgent(context: Context): Promise<Response> {
-  const { service, userID } = context;
-  const { items, batch } = readInputs(context.body);
-  const metaName = metaProperty(context.url);
-  const exploration = explorationScale(context.url);
-  const createdAt = timestamp();
+/** How long a request computes before it lets others run: it holds nothing meanwhile. */
+const SLICE_MS = 20;
+/** Evaluations redone because a PUT landed meanwhile, before a request gives up (Conflict). */
+const MAX_ATTEMPTS = 3;
 
-  const results = await service.store.recordEvaluations(userID, param(context, 'id'), (agent) => {
-    const compiled = service.compiledAgents.get(agent.latestVersion, agent);
-    checkInputNames(compiled, items, batch, metaName);
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+interface EvaluationRequest {
+  userID: string;
+  items: Inputs[];
+  batch: boolean;
+  metaName: string | undefined;
+  exploration: number | undefined;
+}
+
+/**
+ * Evaluates every item on the agent's latest version and builds the whole answer, in slices that
+ * let other requests run, before anything is written: what is stored afterwards is then answered
+ * by a string that is already made, so nothing can fail between the commit and the response.
+ */
+async function evaluateItems(service: ServiceState, agent: AgentRecord, compiled: CompiledAgent, request: EvaluationRequest) {
+  const { userID, items, metaName, exploration } = request;
+  // not before the version's own time: a log never predates the version it ran on
+  const now = timestamp();
+  const createdAt = now < agent.updatedAt ? agent.updatedAt : now;
+  const logs: EvaluationRecord[] = [];
+  const parts: string[] = [];
+  let chars = 2;
+  let sliceStart = performance.now();
+  for (const input of items) {
     // The trace path even without ?meta=: a log read later recomputes its trace on this same
     // path, so the answer and the log's centroid agree to the last bit by construction, whatever
     // summation order the engine's fast path uses (it differed in the last digit at one point).
-    const traces = items.map((inputs) => evaluate(compiled, inputs, { trace: true }));
-    const logs = items.map(
-      (input, index): EvaluationRecord => ({
-        reqID: globalThis.crypto.randomUUID(),
-        userID,
-        agentID: agent.id,
-        versionID: agent.latestVersion,
-        input: { ...input },
-        crisp: traces[index]!.crisp,
-        ...(exploration === undefined ? {} : { returned: explore(traces[index]!.crisp, compiled.outputs, exploration, service.random) }),
-        createdAt,
-      }),
-    );
-    const result = logs.map((log, index) => {
-      const outputs = log.returned ?? log.crisp;
-      return metaName === undefined ? outputs : { ...outputs, [metaName]: metaOf(log.reqID, traces[index]!, createdAt) };
-    });
-    return { logs, result: { ids: logs.map((log) => log.reqID), outputs: result } };
-  });
+    const trace = evaluate(compiled, input, { trace: true });
+    const log: EvaluationRecord = {
+      reqID: globalThis.crypto.randomUUID(),
+      userID,
+      agentID: agent.id,
+      versionID: agent.latestVersion,
+      input: { ...input },
+      crisp: trace.crisp,
+      ...(exploration === undefined ? {} : { returned: explore(trace.crisp, compiled.outputs, exploration, service.random) }),
+      createdAt,
+    };
+    const outputs = log.returned ?? log.crisp;
+    const part = JSON.stringify(metaName === undefined ? outputs : { ...outputs, [metaName]: metaOf(log.reqID, trace, createdAt) });
+    chars += part.length + 1;
+    checkAnswerSize(chars, items.length, metaName !== undefined);
+    logs.push(log);
+    parts.push(part);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await pause();
+      sliceStart = performance.now();
+    }
+  }
+  return { logs, text: request.batch ? `[${parts.join(',')}]` : parts[0]! };
+}
 
-  return json(batch ? results.outputs : results.outputs[0], { 'X-Evaluation-ID': results.ids.join(',') });
+/**
+ * POST /agent/:id: evaluates one inputs object or a batch on the agent's latest version and
+ * stores one log per item before answering. The request's cost is checked first; the evaluation
+ * runs outside any transaction, then the logs are stored in a short one that checks the agent is
+ * still at that version (else the items are evaluated again on the new one).
+ */
+export async function evaluateAgent(context: Context): Promise<Response> {
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const request: EvaluationRequest = { userID, ...readInputs(context.body), metaName: metaProperty(context.url), exploration: explorationScale(context.url) };
+  for (let attempt = 1; ; attempt++) {
+    const agent = await service.store.readAgent(userID, agentID);
+    const compiled = service.compiledAgents.get(agent.latestVersion, agent);
+    checkInputNames(compiled, request.items, request.batch, request.metaName);
+    checkRequestCost(compiled, request.items.length);
+    const { logs, text } = await evaluateItems(service, agent, compiled, request);
+    if (await service.store.addEvaluations(userID, agentID, agent.latestVersion, logs)) {
+      return jsonText(text, { 'X-Evaluation-ID': logs.map((log) => log.reqID).join(',') });
+    }
+    if (attempt === MAX_ATTEMPTS) {
+      throw new ApiError('Conflict', `agent "${agentID}" got ${MAX_ATTEMPTS} new versions while this request was being evaluated; send it again`);
+    }
+  }
 }
