@@ -9,14 +9,26 @@ import type { FuzzboxDatabase } from './database.js';
 export function countRecords(db: FuzzboxDatabase, userID: string): Promise<RecordCounts> {
   const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback];
   return db.transaction('r', tables, async () => {
-    const [agents, versions, retiredVersions, deletions, evaluations, feedback] = await Promise.all([
-      db.agents.where('userID').equals(userID).count(),
+    const live = await db.agents.where('userID').equals(userID).primaryKeys();
+    const [kept, created, retired, tombstones, evaluations, feedback, ...liveVersions] = await Promise.all([
       db.versions.where('userID').equals(userID).count(),
+      db.versions.where('[userID+seq]').equals([userID, 0]).count(),
       db.retiredVersions.where('userID').equals(userID).count(),
       db.deletedAgents.where('userID').equals(userID).count(),
       db.logGroups.where('keys').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
       db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
+      ...live.map((id) => db.versions.where('[versionOf+seq]').between([id, Dexie.minKey], [id, Dexie.maxKey]).count()),
     ]);
-    return { agents, versions, retiredVersions, deletions, evaluations, feedback };
+    // A delete leaves the agent's versions in `versions` (before schema version 5 it moved them to
+    // retiredVersions and left a tombstone): what is not a live agent's there is a deleted one's.
+    const versions = liveVersions.reduce((sum, count) => sum + count, 0);
+    return {
+      agents: live.length,
+      versions,
+      retiredVersions: retired + kept - versions,
+      deletions: tombstones + created - live.length,
+      evaluations,
+      feedback,
+    };
   });
 }

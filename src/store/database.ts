@@ -65,6 +65,9 @@ function declareVersions(db: Dexie): void {
         feedback.userID = owners.get(feedback.evaluationLog) ?? '';
       });
     });
+  // A delete now only removes the agent's record (it must commit on a full disk) and leaves its
+  // versions here: an account's version 0s count the agents it created, live or deleted.
+  db.version(5).stores({ versions: 'id, [versionOf+seq], userID, [userID+seq]' });
 }
 
 /** A log group as schema version 3 stored it: any number of logs, `reqIDs[i]` the id of `logs[i]`. */

@@ -121,7 +121,7 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(4);
+    expect(upgraded.verno).toBe(5);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('versions').toArray()).toEqual([
@@ -217,7 +217,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(4);
+    expect(upgraded.verno).toBe(5);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
@@ -291,4 +291,49 @@ test('ids are URL-safe and sort in the order they were made, within one millisec
   for (const id of ids) expect(id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   expect([...ids].sort()).toEqual(ids);
   expect(new Set(ids).size).toBe(ids.length);
+});
+
+test('version 5: a version-4 database (tombstones, retired versions) counts and deletes through the API as before', async () => {
+  const indexedDB = new IDBFactory();
+  const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
+  // version 4 as docs/REST.md documented it, declared whole
+  earlier.version(4).stores({
+    accounts: 'userID, &keyHash',
+    agents: 'id, userID',
+    versions: 'id, [versionOf+seq], userID',
+    retiredVersions: 'id, userID',
+    deletedAgents: 'id, userID',
+    logGroups: '++seq, *keys, [userID+agentID+seq]',
+    feedback: '++seq, &id, evaluationLog, [userID+seq]',
+  });
+  const apiKey = 'fzb_written-by-version-4';
+  const createdAt = '2026-03-04T05:06:07.890Z';
+  const version = (id: string, versionOf: string, seq: number) => ({ id, versionOf, userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq });
+  await earlier.table('accounts').add({ userID: 'U1', name: 'four', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
+  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1b', versionCount: 2 });
+  await earlier.table('versions').bulkAdd([version('V1a', 'A1', 0), version('V1b', 'A1', 1)]);
+  // A2 was deleted by version 4: its version retired, a tombstone with the time
+  await earlier.table('retiredVersions').add(version('V2', 'A2', 0));
+  await earlier.table('deletedAgents').add({ id: 'A2', userID: 'U1', deletedAt: createdAt });
+  const reqID = '50000000-0000-4000-8000-000000000001';
+  const log = { input: { x: 5 }, crisp: { y: 1 } };
+  await earlier.table('logGroups').add({ userID: 'U1', agentID: 'A2', versionID: 'V2', createdAt, keys: [['U1', reqID]], logs: [log] });
+  earlier.close();
+
+  const service = createFuzzyService({ indexedDB, IDBKeyRange });
+  const call = (method: string, path: string) =>
+    service.handle(new Request(`http://local/${path}`, { method, headers: { Authorization: `Bearer ${apiKey}` } }));
+  try {
+    const counts = async () => ((await (await call('GET', 'storage')).json()) as { counts: unknown }).counts;
+    expect(await counts()).toEqual({ agents: 1, versions: 2, retiredVersions: 1, deletions: 1, evaluations: 1, feedback: 0 });
+    expect((await (await call('GET', 'agent/A2')).json()).message).toBe(`agent "A2" was deleted at ${createdAt}`);
+    expect((await call('GET', `evaluation/${reqID}`)).status).toBe(200);
+    // a delete now leaves A1's versions where they are, and they count as a deleted agent's
+    expect((await call('DELETE', 'agent/A1')).status).toBe(200);
+    expect(await counts()).toEqual({ agents: 0, versions: 0, retiredVersions: 3, deletions: 2, evaluations: 1, feedback: 0 });
+    expect((await call('GET', 'agent/A1')).status).toBe(410);
+    expect((await call('GET', 'version/V1b')).status).toBe(404);
+  } finally {
+    await service.close();
+  }
 });
