@@ -3,7 +3,8 @@
 // before it evaluates anything. Computed from the compiled layout in one pass (no evaluation), so
 // asking costs microseconds; kept per compiled agent, which is immutable.
 
-import { PROGRAM, type CompiledAgent, type Program } from './compile.js';
+import { PROGRAM, type CompiledAgent } from './compile.js';
+import type { Program } from './program.js';
 
 // A step is about a nanosecond of a traced evaluation here (docs/ENGINE.md): what each part of the
 // agent costs in steps was fitted on agents from the tipper to the size limits.
@@ -34,17 +35,19 @@ function overlapSteps(n: number, sloped: number): number {
 }
 
 function programSteps(program: Program): number {
-  let steps = BASE_STEPS + INPUT_SET_STEPS * program.degrees.length + OUTPUT_SET_STEPS * program.inferred.length;
+  const { fuzzification, activation, implication, aggregation } = program;
+  let steps = BASE_STEPS + INPUT_SET_STEPS * fuzzification.inputSetNames.length + OUTPUT_SET_STEPS * program.outputSetNames.length;
   // each rule: its condition's literals or postfix operations, and its conclusions
-  const terms = program.literals.length + program.ops.length + program.conclusionSets.length;
-  steps += RULE_STEPS * program.strengths.length + TERM_STEPS * terms;
-  const { pieceStart, pieceFrom, pieceTo } = program;
+  const terms = activation.literals.length + activation.ops.length + activation.conclusionSets.length;
+  steps += RULE_STEPS * activation.ruleTexts.length + TERM_STEPS * terms;
+  // a piece is flat where its set is, whichever implication scales or cuts it
+  const { pieceStart, pieceFrom, pieceTo } = implication;
   for (let k = 0; k + 1 < pieceStart.length; k++) {
     let sloped = 0;
     for (let p = pieceStart[k]!; p < pieceStart[k + 1]!; p++) if (pieceFrom[p] !== pieceTo[p]) sloped++;
     steps += overlapSteps(pieceStart[k + 1]! - pieceStart[k]!, sloped);
   }
-  return steps + INTERVAL_STEPS * program.spikeSet.length;
+  return steps + INTERVAL_STEPS * aggregation.spikeSet.length;
 }
 
 const known = new WeakMap<CompiledAgent, number>();
