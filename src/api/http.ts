@@ -1,4 +1,5 @@
 import { ApiError } from '../schema/errors.js';
+import { isQuotaExceeded } from '../store/quota.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -28,19 +29,11 @@ export function jsonText(text: string, headers: Record<string, string> = {}, sta
 
 export const ok = () => json({ message: 'OK' });
 
-function findCause(error: unknown, name: string, depth = 0): boolean {
-  if (typeof error !== 'object' || error === null || depth > 5) return false;
-  const candidate = error as { name?: unknown; inner?: unknown; cause?: unknown; failures?: unknown };
-  if (candidate.name === name) return true;
-  const failures = Array.isArray(candidate.failures) ? candidate.failures : [];
-  return [candidate.inner, candidate.cause, ...failures].some((inner) => findCause(inner, name, depth + 1));
-}
-
 /** Maps anything thrown while handling a request onto the error vocabulary. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   // IndexedDB aborts the transaction, so a full disk leaves nothing half-written.
-  if (findCause(error, 'QuotaExceededError')) {
+  if (isQuotaExceeded(error)) {
     return new ApiError(
       'QuotaExceeded',
       'the storage quota for this site is exhausted, so nothing was written; delete agents you no longer need or free disk space, then retry',

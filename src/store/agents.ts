@@ -2,6 +2,7 @@ import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
 import type { FuzzboxDatabase } from './database.js';
+import { isQuotaExceeded } from './quota.js';
 import { newId, timestamp, timestampAfter } from './ids.js';
 import type { AgentRecord, VersionRecord } from './records.js';
 
@@ -26,10 +27,9 @@ export function ownAgent(userID: string, id: string, agent: AgentRecord | undefi
 }
 
 /**
- * The owners of those of `ids` that were deleted. A delete removes only the agent's record (it
- * must work on a full disk, where a transaction that adds anything fails): its versions stay, so
- * an id that has versions and no agent was deleted. Deletes before schema version 4 left a
- * tombstone in deletedAgents, with the time. Call inside a transaction over deletedAgents and versions.
+ * The owners of those of `ids` that were deleted: a tombstone in deletedAgents, with the time, or
+ * (a delete on a full disk, see deleteAgent) versions and no agent. Call inside a transaction over
+ * deletedAgents and versions.
  */
 export async function deletedOwners(db: FuzzboxDatabase, ids: readonly string[]): Promise<Map<string, DeletedAgent>> {
   const owners = new Map<string, DeletedAgent>();
@@ -135,16 +135,32 @@ function versionsOf(db: FuzzboxDatabase, agentID: string) {
 }
 
 /**
- * Removes the agent's record and nothing else, so the transaction only deletes: browsers let such
- * a transaction commit on a full disk, where anything that adds a byte fails. Its versions stay
- * where they are: gone from the interface (`GET /version/:id` answers 404, the agent 410), still
- * there for recomputing the agent's evaluation logs, which stay readable.
+ * Removes the agent and leaves a tombstone, in one transaction. Its versions move to
+ * retiredVersions: gone from the interface (`GET /version/:id` answers 404), still there for
+ * recomputing the agent's evaluation logs, which stay readable.
+ *
+ * On a full disk that transaction fails (it adds records), and browsers commit only transactions
+ * that add nothing: the delete then removes the agent's record alone and leaves its versions where
+ * they are, which `deletedOwners` reads as a deletion (without its time). So a full disk never
+ * stops a delete.
  */
-export function deleteAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<void> {
-  return db.transaction('rw', [db.agents, db.versions, db.deletedAgents], async () => {
-    await requireAgent(db, userID, id);
-    await db.agents.delete(id);
-  });
+export async function deleteAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<void> {
+  try {
+    await db.transaction('rw', [db.agents, db.versions, db.retiredVersions, db.deletedAgents], async () => {
+      await requireAgent(db, userID, id);
+      const versions = await versionsOf(db, id).toArray();
+      await db.retiredVersions.bulkAdd(versions);
+      await db.versions.bulkDelete(versions.map((version) => version.id));
+      await db.agents.delete(id);
+      await db.deletedAgents.add({ id, userID, deletedAt: timestamp() });
+    });
+  } catch (error) {
+    if (!isQuotaExceeded(error)) throw error;
+    await db.transaction('rw', [db.agents, db.versions, db.deletedAgents], async () => {
+      await requireAgent(db, userID, id);
+      await db.agents.delete(id);
+    });
+  }
 }
 
 export function listVersions(db: FuzzboxDatabase, userID: string, agentID: string): Promise<VersionRecord[]> {

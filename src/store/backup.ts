@@ -62,6 +62,17 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
   for await (const version of retired) yield versionLine(version, true);
   const tombstones = byOffset(db, (offset) => db.deletedAgents.where('userID').equals(userID).offset(offset).limit(EXPORT_PAGE).toArray());
   for await (const tombstone of tombstones) yield deletionLine(tombstone);
+  // Agents deleted on a full disk (deleteAgent) left their versions in place and no tombstone:
+  // they go out as retired versions and a deletion, timed at their latest version (it came no later).
+  const kept = byOffset(db, (offset) => db.versions.where('userID').equals(userID).offset(offset).limit(EXPORT_PAGE).toArray());
+  const deletedAt = new Map<string, string>();
+  for await (const version of kept) {
+    if (await db.agents.get(version.versionOf)) continue;
+    yield versionLine(version, true);
+    const latest = deletedAt.get(version.versionOf);
+    if (latest === undefined || version.createdAt > latest) deletedAt.set(version.versionOf, version.createdAt);
+  }
+  for (const [id, at] of deletedAt) yield deletionLine({ id, userID, deletedAt: at });
 
   // every group of the caller's, by agent then in the order stored
   for (let after: [string, string, number] | undefined; ; ) {

@@ -51,13 +51,13 @@ describe('atomicity', () => {
     expect((await t.call('GET', `agent/${agent.id}`, { key })).body.name).toBe('tipping');
   });
 
-  test('DELETE /agent/:id: when removing the agent fails, agent and versions stay as they were', async () => {
+  test('DELETE /agent/:id: when the tombstone write fails, agent and versions stay as they were', async () => {
     const agent = await newAgent();
     await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('second') });
     await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 9 }] });
     const before = await t.snapshot();
-    // removing the agent's record is all a delete writes
-    restore = failWrites('agents', brokenStore, { methods: ['delete'] });
+    // the tombstone is the delete's last write: the versions' move and the agent's removal came first
+    restore = failWrites('deletedAgents', brokenStore);
     const { status } = await t.call('DELETE', `agent/${agent.id}`, { key });
     restore();
     expect(status).toBe(500);

@@ -8,6 +8,7 @@ import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/database.js';
 import { newId } from '../../src/store/ids.js';
 import { readMetricLog } from '../../src/store/learning.js';
+import { failWrites, quotaExceeded } from '../support/faults.js';
 
 /** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */
 const version1 = {
@@ -73,7 +74,7 @@ test('a version-1 database written by an earlier fuzzbox reads back through the 
   }
 });
 
-test('version 2: logs whose trace a version-1 delete wrote in read back exactly; a delete after the upgrade keeps the versions for the logs', async () => {
+test('version 2: logs whose trace a version-1 delete wrote in read back exactly; a delete after the upgrade retires versions', async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 1 as docs/REST.md documented it: a delete wrote each log's trace in and dropped the versions
@@ -124,10 +125,9 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
     expect(upgraded.verno).toBe(5);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
-    expect(await upgraded.table('versions').toArray()).toEqual([
+    expect(await upgraded.table('retiredVersions').toArray()).toEqual([
       { id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 },
     ]);
-    expect(await upgraded.table('agents').get('A1')).toBeUndefined();
   } finally {
     upgraded.close();
   }
@@ -293,7 +293,7 @@ test('ids are URL-safe and sort in the order they were made, within one millisec
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-test('version 5: a version-4 database (tombstones, retired versions) counts and deletes through the API as before', async () => {
+test('version 5: a version-4 database counts through the API as before, and after a delete on a full disk', async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 4 as docs/REST.md documented it, declared whole
@@ -328,8 +328,13 @@ test('version 5: a version-4 database (tombstones, retired versions) counts and 
     expect(await counts()).toEqual({ agents: 1, versions: 2, retiredVersions: 1, deletions: 1, evaluations: 1, feedback: 0 });
     expect((await (await call('GET', 'agent/A2')).json()).message).toBe(`agent "A2" was deleted at ${createdAt}`);
     expect((await call('GET', `evaluation/${reqID}`)).status).toBe(200);
-    // a delete now leaves A1's versions where they are, and they count as a deleted agent's
-    expect((await call('DELETE', 'agent/A1')).status).toBe(200);
+    // a delete on a full disk leaves A1's versions where they are, and they count as a deleted agent's
+    const restore = failWrites('retiredVersions', quotaExceeded);
+    try {
+      expect((await call('DELETE', 'agent/A1')).status).toBe(200);
+    } finally {
+      restore();
+    }
     expect(await counts()).toEqual({ agents: 0, versions: 0, retiredVersions: 3, deletions: 2, evaluations: 1, feedback: 0 });
     expect((await call('GET', 'agent/A1')).status).toBe(410);
     expect((await call('GET', 'version/V1b')).status).toBe(404);

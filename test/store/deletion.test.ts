@@ -1,6 +1,6 @@
-// DELETE removes the agent's record and nothing else: no write adds a byte, so it works on a full
-// disk (where browsers let only transactions that delete commit). Its versions stay, out of the
-// interface, to recompute its logs, which read back exactly as before.
+// DELETE moves the agent's versions into retiredVersions and leaves its evaluation logs exactly as
+// they were. On a full disk, where browsers commit only transactions that add nothing, it removes
+// the agent's record alone and the versions stay where they are: deleting always works.
 import { Dexie } from 'dexie';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -31,7 +31,7 @@ async function records(table: string): Promise<unknown[]> {
   }
 }
 
-test('DELETE only deletes (so it works on a full disk), and the logs read back as before', async () => {
+test('on a full disk DELETE only deletes, and the logs read back as before', async () => {
   const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
   const first = (await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 4.5 }, { service: 9 }] })).headers.get('X-Evaluation-ID')!;
   const renamed = (await t.call('PUT', `agent/${agent.id}`, { key, body: { ...tippingAgent('second'), rules: ['IF service IS poor THEN tip IS high'] } })).body;
@@ -54,6 +54,7 @@ test('DELETE only deletes (so it works on a full disk), and the logs read back a
   expect(await records('agents')).toEqual([]);
   expect(await records('versions')).toEqual(versions);
   expect(await records('deletedAgents')).toEqual([]);
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ agents: 0, versions: 0, retiredVersions: 2, deletions: 1 });
   for (const [i, reqID] of reqIDs.entries()) {
     expect((await t.call('GET', `evaluation/${reqID}`, { key })).body).toEqual(logs[i]);
   }
@@ -76,4 +77,39 @@ test('a retired version is no one else\'s either: another account reading its lo
   expect((await t.call('GET', `evaluation/${reqID}`, { key: other })).status).toBe(404);
   expect((await t.call('GET', `version/${agent.latestVersion}`, { key: other })).status).toBe(404);
   expect((await t.call('GET', `evaluation/${reqID}`, { key })).status).toBe(200);
+});
+
+test('with room to write, DELETE retires the versions and leaves a tombstone with the time', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+  const versions = await records('versions');
+  expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
+  expect(await records('versions')).toEqual([]);
+  expect(await records('retiredVersions')).toEqual(versions);
+  const [tombstone] = (await records('deletedAgents')) as Array<{ deletedAt: string }>;
+  expect((await t.call('GET', `agent/${agent.id}`, { key })).body.message).toBe(`agent "${agent.id}" was deleted at ${tombstone!.deletedAt}`);
+});
+
+test('an agent deleted on a full disk goes into a backup as a deletion with its versions retired, and restores as one', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+  const reqID = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } })).headers.get('X-Evaluation-ID')!;
+  restore = failWrites('retiredVersions', quotaExceeded);
+  expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
+  restore();
+  const backup = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
+  const lines = backup.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line));
+  expect(lines.map((line) => [line.kind, line.retired])).toEqual([['version', true], ['deletion', undefined], ['evaluation', undefined]]);
+  expect(lines[1]).toEqual({ kind: 'deletion', id: agent.id, deletedAt: lines[0].createdAt });
+
+  const elsewhere = await createTestService();
+  try {
+    const restoredKey = await elsewhere.signup();
+    const imported = await elsewhere.call('POST', 'import', { key: restoredKey, body: backup, headers: { 'Content-Type': 'application/x-ndjson' } });
+    expect(imported.status).toBe(200);
+    expect((await elsewhere.call('GET', `agent/${agent.id}`, { key: restoredKey })).status).toBe(410);
+    const original = (await t.call('GET', `evaluation/${reqID}`, { key })).body;
+    expect((await elsewhere.call('GET', `evaluation/${reqID}`, { key: restoredKey })).body).toMatchObject({ reqID, crisp: original.crisp, centroid: original.centroid });
+    expect((await elsewhere.call('GET', 'storage', { key: restoredKey })).body.counts).toEqual((await t.call('GET', 'storage', { key })).body.counts);
+  } finally {
+    await elsewhere.close();
+  }
 });
