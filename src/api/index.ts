@@ -3,4 +3,5 @@ export type { StorageManagerLike } from './resources/storage.js';
 export { routes } from './routes.js';
 export type { Route, Handler } from './router.js';
 export type { Context, ServiceState } from './context.js';
-export { spelledHeaderName } from './http.js';
+export { errorResponse, spelledHeaderName } from './http.js';
+export { normaliseBasePath } from './base-path.js';

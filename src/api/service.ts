@@ -4,6 +4,7 @@ import type { DatabaseOptions } from '../store/database.js';
 import { DexieStore } from '../store/dexie-store.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { authenticate } from './auth.js';
+import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
 import { CompiledAgents } from './compiled-agents.js';
 import type { ServiceState } from './context.js';
@@ -68,10 +69,6 @@ export interface FuzzyService {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-function normaliseBasePath(basePath: string): string {
-  return `/${basePath.replace(/^\/+|\/+$/g, '')}/`.replace(/^\/\/$/, '/');
-}
 
 export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
   const store = options.store ?? new DexieStore(options.dbName ?? 'fuzzbox', options);

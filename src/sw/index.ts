@@ -2,7 +2,8 @@
 // The service-worker adapter: the browser's fetch events in, the shared request handler's
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
-import { createFuzzyService, routes } from '../api/index.js';
+import { createFuzzyService, errorResponse, normaliseBasePath, routes } from '../api/index.js';
+import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure } from './messages.js';
 import { offlineFiles, type OfflineFile } from './offline.js';
@@ -31,7 +32,7 @@ export interface FuzzyWorkerOptions {
 const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
 
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {
-  const basePath = withSlashes(options.basePath ?? '/');
+  const basePath = normaliseBasePath(options.basePath ?? '/');
   let service: ReturnType<typeof createFuzzyService> | undefined;
   let progress: BroadcastChannel | undefined;
   // Created on first use: a restarted worker simply opens the same database again.
@@ -75,7 +76,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     const url = new URL(event.request.url);
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
-      event.respondWith(handler().handle(event.request).catch(internalError));
+      // then(): a service that cannot even be created (say, a bad retention option) answers a 500 too
+      event.respondWith(Promise.resolve().then(() => handler().handle(event.request)).catch(internalError));
     } else if (url.origin === worker.location.origin) {
       offline?.answer(event);
     }
@@ -91,15 +93,12 @@ function reportInstallFailure(worker: ServiceWorkerGlobalScope, error: Error): n
   throw error;
 }
 
-function withSlashes(path: string): string {
-  return `${path.startsWith('/') ? '' : '/'}${path}${path.endsWith('/') ? '' : '/'}`;
-}
-
-/** The handler answers every request itself; this only runs if it has a bug. */
+/**
+ * The handler answers every request itself; this runs only if the service could not be created
+ * or has a bug, and answers as every other error does.
+ */
 function internalError(error: unknown): Response {
-  const message = `fuzzbox worker: unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
-  return new Response(JSON.stringify({ status: 'error', message }), {
-    status: 500,
-    headers: { 'Content-Type': 'application/json; charset=utf-8' },
-  });
+  console.error('fuzzbox worker: unexpected failure', error);
+  const detail = error instanceof Error ? error.message : String(error);
+  return errorResponse(new ApiError('InternalError', `fuzzbox worker: unexpected failure (a bug, or an invalid worker option): ${detail}`));
 }

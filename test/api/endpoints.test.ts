@@ -10,6 +10,7 @@ import {
   feedbackSchema,
   serviceInfoSchema,
 } from '../../src/schema/index.js';
+import { normaliseBasePath } from '../../src/api/index.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -378,6 +379,28 @@ describe('basePath', () => {
       expect(created.headers.get('location')).toBe(`${scoped.origin}/api/fuzzy/agent/${created.body.id}`);
       const outside = await fetch(`${scoped.origin}/agent`, { headers: { Authorization: `Bearer ${apiKey}` } });
       expect(outside.status).toBe(404);
+    } finally {
+      await scoped.close();
+    }
+  });
+
+  test.each([
+    ['', '/'],
+    ['/', '/'],
+    ['//', '/'],
+    ['api', '/api/'],
+    ['/api', '/api/'],
+    ['api/', '/api/'],
+    ['//api//v1//', '/api//v1/'],
+  ])('basePath %j is %j for the service (test/browser/service.test.ts: the worker)', async (given, normalised) => {
+    expect(normaliseBasePath(given)).toBe(normalised);
+    const scoped = await createTestService({ basePath: given });
+    try {
+      const answered = await fetch(`${scoped.origin}${normalised}version`);
+      expect(answered.status).toBe(200);
+      const created = await fetch(`${scoped.origin}${normalised}account`, { method: 'POST' });
+      expect(created.status).toBe(200);
+      if (normalised !== '/') expect((await fetch(`${scoped.origin}/version`)).status).toBe(404);
     } finally {
       await scoped.close();
     }

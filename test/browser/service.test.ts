@@ -177,6 +177,34 @@ describe('the REST interface in the worker', () => {
     await context.close();
   });
 
+  it('reads basePath "" as "/", as the service does', async () => {
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${shared.server.origin}/`);
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath='));
+    const before = shared.server.requests.length;
+    const about = await call(page, 'GET', '/version');
+    expect(about.status).toBe(200);
+    expect(about.body.name).toBe('fuzzbox');
+    expect(shared.server.requests.slice(before)).toEqual([]);
+    await context.close();
+  });
+
+  it("answers its own failures (here a service it cannot create) with the error vocabulary's 500", async () => {
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${shared.server.origin}/`);
+    await page.waitForFunction(() => 'fuzzbox' in window);
+    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?keepDays=soon'));
+    const before = shared.server.requests.length;
+    const failed = await call(page, 'GET', '/version');
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ status: 'error', error: 'InternalError', message: expect.stringMatching(/retention/) });
+    expect(shared.server.requests.slice(before)).toEqual([]);
+    await context.close();
+  });
+
   it('leaves navigations to the network even at service paths, so the app\'s own pages still load', async () => {
     const context = await shared.browser.newContext();
     const page = await openControlled(context);

@@ -6,6 +6,7 @@ import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll } from 'vitest';
 import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index.js';
+import { normaliseBasePath } from '../../src/api/index.js';
 
 type Server = ReturnType<typeof setupServer>;
 let server: Server | undefined;
@@ -61,7 +62,7 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   const indexedDB = new IDBFactory();
   const dbName = options.dbName ?? 'fuzzbox';
   const service = createFuzzyService({ indexedDB, IDBKeyRange, ...options });
-  const basePath = `/${(options.basePath ?? '/').replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+  const basePath = normaliseBasePath(options.basePath ?? '/');
   const baseURL = `${origin}${basePath}`;
   // A predicate rather than a URL pattern: msw's pattern matcher throws on malformed
   // percent-encoding, and such paths must reach the service, which answers them with a 404.
