@@ -5,20 +5,28 @@ import type { Polygon } from '../src/engine/types.js';
 export const palette = ['#e4572e', '#2a9d8f', '#6a4c93', '#f4a261', '#1d70a2', '#b5179e', '#588157'];
 
 const width = 460;
-const height = 190;
-const margin = { left: 34, right: 14, top: 22, bottom: 30 };
+const plotHeight = 138;
+const margin = { left: 34, right: 14, bottom: 30 };
+/** One row of set names above the plot; more rows when names would overlap. */
+const labelRow = 15;
+/** The answer's label has its own band below the axis numbers, clear of every shape. */
+const answerBand = 22;
+/** Set names longer than this are cut with "…" (the whole name is in the label's tooltip). */
+const longestLabel = 22;
+/** Width of one character of a 12px bold label in the chart's units, generously estimated. */
+const labelCharacter = 7.4;
 
 interface Scale {
   x(value: number): number;
   y(degree: number): number;
 }
 
-function scaleFor(range: readonly [number, number]): Scale {
+function scaleFor(range: readonly [number, number], top: number): Scale {
   const [min, max] = range;
   const span = max - min || 1;
   return {
     x: (value) => margin.left + ((value - min) / span) * (width - margin.left - margin.right),
-    y: (degree) => height - margin.bottom - degree * (height - margin.top - margin.bottom),
+    y: (degree) => top + plotHeight * (1 - degree),
   };
 }
 
@@ -32,36 +40,78 @@ function svg(tag: string, attributes: Record<string, string | number> = {}, text
 const path = (polygon: Polygon, scale: Scale) =>
   polygon.map(([x, y], index) => `${index === 0 ? 'M' : 'L'}${scale.x(x).toFixed(2)},${scale.y(y).toFixed(2)}`).join(' ');
 
-/** Tick values at a round step, e.g. 0, 5, 10 … for a range of 0..30. */
-function ticks([min, max]: readonly [number, number]): number[] {
+/** Tick values at a round step, e.g. 0, 5, 10 … for a range of 0..30, and the decimals that step needs. */
+function ticks([min, max]: readonly [number, number]): { values: number[]; decimals: number } {
   const rough = (max - min) / 5 || 1;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? rough;
   const first = Math.ceil(min / step) * step;
-  return Array.from({ length: Math.floor((max - first) / step + 1e-9) + 1 }, (_, index) => first + index * step);
+  const values = Array.from({ length: Math.floor((max - first) / step + 1e-9) + 1 }, (_, index) => first + index * step);
+  // every label of an axis with the same decimals, as many as the step needs: 0 2 4 … 10, 0.0 0.5 1.0
+  const decimals = Math.min(10, Math.max(0, (Number(step.toPrecision(6)).toString().split('.')[1] ?? '').length));
+  return { values, decimals };
 }
 
 export const formatNumber = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(Math.abs(value) >= 10 ? 1 : 2));
 
-function chart(range: readonly [number, number], label: string): { root: SVGSVGElement; scale: Scale } {
+const shortName = (name: string) => (name.length > longestLabel ? `${name.slice(0, longestLabel - 1)}…` : name);
+
+interface Label {
+  name: string;
+  /** where the label would like its centre: above its set's peak */
+  x: number;
+  color: string;
+}
+
+/**
+ * Set names above the plot, never overlapping: each keeps to its set's peak where it fits and
+ * takes the next row up where it would touch a neighbour. Returns the rows it needed.
+ */
+function placeLabels(labels: Label[]): Array<Label & { row: number; text: string; left: number }> {
+  const rows: number[] = []; // per row, the right edge of its last label
+  return [...labels]
+    .sort((a, b) => a.x - b.x)
+    .map((label) => {
+      const text = shortName(label.name);
+      const extent = text.length * labelCharacter;
+      const left = Math.min(Math.max(label.x - extent / 2, 0), width - extent);
+      let row = rows.findIndex((rightEdge) => rightEdge + 8 <= left);
+      if (row === -1) row = rows.push(0) - 1;
+      rows[row] = left + extent;
+      return { ...label, row, text, left };
+    });
+}
+
+function chart(range: readonly [number, number], label: string, labels: Label[], bottomBand = 0) {
+  const placed = placeLabels(labels);
+  const rows = Math.max(1, ...placed.map(({ row }) => row + 1));
+  const top = rows * labelRow + 8;
+  const height = top + plotHeight + margin.bottom + bottomBand;
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': label }) as SVGSVGElement;
-  const scale = scaleFor(range);
+  const scale = scaleFor(range, top);
   for (const degree of [0, 0.5, 1]) {
     root.append(
       svg('line', { x1: margin.left, x2: width - margin.right, y1: scale.y(degree), y2: scale.y(degree), class: degree === 0 ? 'axis' : 'grid' }),
-      svg('text', { x: margin.left - 6, y: scale.y(degree) + 4, class: 'tick', 'text-anchor': 'end' }, String(degree)),
+      svg('text', { x: margin.left - 6, y: scale.y(degree) + 4, class: 'tick degree-tick', 'text-anchor': 'end' }, degree.toFixed(1)),
     );
   }
-  for (const value of ticks(range)) {
-    root.append(svg('text', { x: scale.x(value), y: height - margin.bottom + 16, class: 'tick', 'text-anchor': 'middle' }, formatNumber(value)));
+  const axis = ticks(range);
+  for (const value of axis.values) {
+    root.append(svg('text', { x: scale.x(value), y: scale.y(0) + 16, class: 'tick value-tick', 'text-anchor': 'middle' }, value.toFixed(axis.decimals)));
   }
-  return { root, scale };
+  for (const { text, name, left, row, color } of placed) {
+    const element = svg('text', { x: left, y: top - 10 - row * labelRow, class: 'set-name', fill: color }, text);
+    element.append(svg('title', {}, name));
+    root.append(element);
+  }
+  return { root, scale, height };
 }
 
-function setLabel(root: SVGElement, scale: Scale, polygon: Polygon, name: string, color: string): void {
-  const top = polygon.filter(([, y]) => y === Math.max(...polygon.map(([, h]) => h)));
-  const middle = ((top[0]?.[0] ?? 0) + (top.at(-1)?.[0] ?? 0)) / 2;
-  root.append(svg('text', { x: scale.x(middle), y: margin.top - 8, class: 'set-name', fill: color, 'text-anchor': 'middle' }, name));
+/** Above the middle of the set's top (its peak, or its plateau). */
+function peak(polygon: Polygon): number {
+  const highest = Math.max(...polygon.map(([, y]) => y));
+  const top = polygon.filter(([, y]) => y === highest);
+  return ((top[0]?.[0] ?? 0) + (top.at(-1)?.[0] ?? 0)) / 2;
 }
 
 export interface InputChart {
@@ -74,28 +124,37 @@ export interface InputChart {
 }
 
 export function drawInput(name: string, input: InputChart): SVGSVGElement {
-  const { root, scale } = chart(input.range, `${name}: sets and value`);
-  Object.entries(input.sets).forEach(([setName, polygon], index) => {
+  const scaleX = scaleFor(input.range, 0).x;
+  const labels = Object.entries(input.sets).map(([setName, polygon], index) => ({ name: setName, x: scaleX(peak(polygon)), color: palette[index % palette.length]! }));
+  const { root, scale } = chart(input.range, `${name}: sets and value`, labels);
+  Object.entries(input.sets).forEach(([, polygon], index) => {
     const color = palette[index % palette.length]!;
     root.append(svg('path', { d: `${path(polygon, scale)} Z`, fill: color, 'fill-opacity': 0.1, stroke: color, 'stroke-width': 2 }));
-    setLabel(root, scale, polygon, setName, color);
   });
   const clamped = Math.min(Math.max(input.value, input.range[0]), input.range[1]);
   const x = scale.x(clamped);
   root.append(svg('line', { x1: x, x2: x, y1: scale.y(0), y2: scale.y(1.04), class: 'value-line' }));
-  Object.entries(input.sets).forEach(([setName], index) => {
-    const degree = input.degrees[setName] ?? 0;
-    if (degree <= 0) return;
-    const color = palette[index % palette.length]!;
+  // Beside its dot, on the side with room; labels at nearly the same degree are spread apart.
+  const shown = Object.entries(input.sets)
+    .map(([setName], index) => ({ setName, degree: input.degrees[setName] ?? 0, color: palette[index % palette.length]! }))
+    .filter(({ degree }) => degree > 0)
+    .sort((a, b) => b.degree - a.degree);
+  let lastBaseline = -Infinity;
+  for (const { setName, degree, color } of shown) {
     const y = scale.y(degree);
-    const onRight = x < width / 2;
+    const text = `${shortName(setName)} ${degree.toFixed(2)}`;
+    const extent = text.length * labelCharacter;
+    const onRight = x + 10 + extent <= width || x - 10 - extent < 0;
+    // nudged below the dot near the top so it never covers the set names
+    const baseline = Math.max(degree > 0.85 ? y + 16 : y + 4, lastBaseline + 14);
+    lastBaseline = baseline;
+    const left = onRight ? Math.min(x + 10, width - extent) : Math.max(x - 10 - extent, 0);
     root.append(
       svg('line', { x1: margin.left, x2: x, y1: y, y2: y, stroke: color, class: 'degree-line' }),
       svg('circle', { cx: x, cy: y, r: 5, fill: color, class: 'degree-dot' }),
-      // Beside the dot, nudged below it near the top so it never covers the set names.
-      svg('text', { x: x + (onRight ? 10 : -10), y: degree > 0.85 ? y + 16 : y + 4, class: 'degree', fill: color, 'text-anchor': onRight ? 'start' : 'end' }, `${setName} ${degree.toFixed(2)}`),
+      svg('text', { x: left, y: baseline, class: 'degree', fill: color }, text),
     );
-  });
+  }
   return root;
 }
 
@@ -110,12 +169,13 @@ export interface OutputChart {
 }
 
 export function drawOutput(name: string, output: OutputChart): SVGSVGElement {
-  const { root, scale } = chart(output.range, `${name}: clipped sets, combined shape and balance point`);
   const colors = new Map(Object.keys(output.sets).map((setName, index) => [setName, palette[index % palette.length]!]));
+  const scaleX = scaleFor(output.range, 0).x;
+  const labels = Object.entries(output.sets).map(([setName, polygon]) => ({ name: setName, x: scaleX(peak(polygon)), color: colors.get(setName)! }));
+  const { root, scale, height } = chart(output.range, `${name}: clipped sets, combined shape and balance point`, labels, answerBand);
   for (const [setName, polygon] of Object.entries(output.sets)) {
     const color = colors.get(setName)!;
     root.append(svg('path', { d: path(polygon, scale), fill: 'none', stroke: color, 'stroke-width': 1.5, 'stroke-dasharray': '4 4', opacity: 0.6 }));
-    setLabel(root, scale, polygon, setName, color);
   }
   if (output.combined) {
     root.append(svg('path', { d: `${path(output.combined, scale)} Z`, class: 'combined' }));
@@ -127,10 +187,14 @@ export function drawOutput(name: string, output: OutputChart): SVGSVGElement {
   if (output.centroid) {
     const [cx, cy] = output.centroid;
     const x = scale.x(cx);
+    // The label sits in the band under the axis numbers, on the line's foot, so it covers no shape.
+    const text = `${name} = ${formatNumber(cx)}`;
+    const extent = text.length * labelCharacter;
+    const left = Math.min(Math.max(x - extent / 2, 0), width - extent);
     root.append(
       svg('line', { x1: x, x2: x, y1: scale.y(0), y2: scale.y(1.04), class: 'crisp-line' }),
       svg('circle', { cx: x, cy: scale.y(cy), r: 6, class: 'centroid' }),
-      svg('text', { x: x + (x < width / 2 ? 8 : -8), y: scale.y(0) - 8, class: 'crisp-label', 'text-anchor': x < width / 2 ? 'start' : 'end' }, `${name} = ${formatNumber(cx)}`),
+      svg('text', { x: left, y: height - 6, class: 'crisp-label' }, text),
     );
   }
   return root;

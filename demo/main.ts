@@ -17,8 +17,10 @@ export interface DemoContext {
   agent(): Agent | null;
   /** Reloads the agent on screen (e.g. after the panel saved a new version) and evaluates it again. */
   reload(): Promise<void>;
-  /** Called with the agent every time another agent, or a new version of it, is on screen. */
-  onAgentChange(listener: (agent: Agent) => void): void;
+  /** The inputs on screen (the sliders' values). */
+  inputs(): Inputs;
+  /** Called with the agent every time another agent, or a new version of it, is on screen; null when none is left. */
+  onAgentChange(listener: (agent: Agent | null) => void): void;
 }
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
@@ -31,7 +33,7 @@ let agent: Agent | null = null;
 let compiled: CompiledAgent | null = null;
 let inputs: Record<string, number> = { ...sampleInputs };
 let shownEvaluation: string | null = null;
-const agentListeners: Array<(agent: Agent) => void> = [];
+const agentListeners: Array<(agent: Agent | null) => void> = [];
 const editor = new AgentEditor($<HTMLFormElement>('#editor'));
 
 function setStatus(text: string, tone: 'ok' | 'busy' | 'offline' | 'error' = 'ok'): void {
@@ -87,12 +89,21 @@ async function signIn(): Promise<FuzzyClient> {
 
 async function showAgentList(preferred: string | null): Promise<void> {
   let agents = await client.listAgents();
-  if (agents.length === 0) {
+  // The sample is added once, on a first visit; after that, deleting every agent leaves none.
+  if (agents.length === 0 && localStorage.getItem(storageKey('sample added')) === null) {
     await client.createAgent(sampleAgent);
     agents = await client.listAgents();
   }
+  localStorage.setItem(storageKey('sample added'), 'yes');
   const select = $<HTMLSelectElement>('#agent-select');
-  select.replaceChildren(...agents.map(({ id, name }) => new Option(name, id)));
+  select.replaceChildren(...agents.map(({ id, name }) => new Option(name || '(no name)', id)));
+  showEmptyState(agents.length === 0);
+  if (agents.length === 0) {
+    agent = null;
+    compiled = null;
+    for (const listener of agentListeners) listener(null);
+    return;
+  }
   const chosen = agents.find(({ id }) => id === preferred)?.id ?? agents[0]!.id;
   select.value = chosen;
   await showAgent(chosen);
@@ -110,6 +121,14 @@ async function showAgent(agentID: string): Promise<void> {
   buildSliders();
   for (const listener of agentListeners) listener(agent);
   await evaluateAndStore();
+}
+
+/** With no agent left, only the intro (saying so) and the editor are shown. */
+function showEmptyState(empty: boolean): void {
+  if (empty) document.body.dataset.empty = '';
+  else delete document.body.dataset.empty;
+  $('#empty-state').hidden = !empty;
+  $<HTMLButtonElement>('#delete-agent').disabled = empty;
 }
 
 function buildSliders(): void {
@@ -325,7 +344,10 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-rating]
   });
 }
 
-$('#agent-select').addEventListener('change', (event) => void showAgent((event.target as HTMLSelectElement).value));
+$('#agent-select').addEventListener('change', (event) => {
+  // what the status said was about the agent on screen before
+  void showAgent((event.target as HTMLSelectElement).value).then(showConnectivity, showFailure);
+});
 
 async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> {
   if (!body) return;
@@ -347,7 +369,11 @@ $('#save-as-new').addEventListener('click', () => void saveAgent(editor.read(), 
 $('#restore-sample').addEventListener('click', () => void saveAgent(sampleAgent, true));
 $('#delete-agent').addEventListener('click', () => {
   if (!agent || !confirm(`Delete “${agent.name}” and all its versions?`)) return;
-  void client.deleteAgent(agent.id).then(() => showAgentList(null), showFailure);
+  const { id, name } = agent;
+  void client
+    .deleteAgent(id)
+    .then(() => showAgentList(null))
+    .then(() => setStatus(`Deleted “${name}”`, 'ok'), showFailure);
 });
 
 function showFailure(error: unknown): void {
@@ -364,6 +390,7 @@ function mountOptimisePanel(): void {
   const context: DemoContext = {
     client,
     agent: () => agent,
+    inputs: () => ({ ...inputs }),
     reload: async () => showAgentList(agent?.id ?? null),
     onAgentChange: (listener) => void agentListeners.push(listener),
   };

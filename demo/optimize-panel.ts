@@ -1,16 +1,18 @@
 // The "Optimise" panel: tunes the agent on the screen from the feedback its evaluations got
-// (POST /agent/:id/optimize, docs/LEARNING.md), shows the estimated before/after and every number
-// that moved, with a progress bar fed by the worker's progress broadcasts. A "simulate" button
-// produces explored evaluations with feedback from a made-up rule, so there is something to learn;
-// it rates them under its own metric, so they never mix with the ratings a person gives (`rating`).
+// (POST /agent/:id/optimize, docs/LEARNING.md), says in words what moved and what it does to the
+// answer on screen, lists every number that moved, with a progress bar fed by the worker's progress
+// broadcasts. A "simulate" button produces explored evaluations of whatever agent is on screen,
+// rated by a made-up rule over its own inputs and outputs, so there is something to learn; it rates
+// them under its own metric, so they never mix with the ratings a person gives (`rating`).
 import { FuzzyApiError } from '../src/client/index.js';
-import type { Inputs } from '../src/engine/types.js';
+import { compileAgent, evaluate, type CompiledAgent } from '../src/engine/index.js';
+import type { AgentDefinition, Inputs, Outputs } from '../src/engine/types.js';
 import type { Agent, OptimizeResult } from '../src/schema/index.js';
 import { OPTIMIZE_PROGRESS } from '../src/sw/messages.js';
 import { formatNumber } from './draw.js';
 import type { DemoContext } from './main.js';
 
-const SIMULATED_DINERS = 200;
+const SIMULATED_USERS = 200;
 const EXPLORATION = 0.15;
 const SIMULATED_METRIC = 'simulated rating';
 
@@ -22,13 +24,94 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, text = '', class
 }
 
 /**
- * The made-up diners the agent never sees: thriftier than the sample agent, they rate 5 when the tip
- * is what they think fair (1% plus 1.2% per point of service plus 0.4% per point of food) and one
- * star less per 3% off.
+ * The made-up users the agent never sees. Their right value of each output grows with the inputs
+ * (the first input counts three times as much as each other one), from 5% to 55% of the output's
+ * range: thriftier than the sample tipping agent. They rate 5 for the right value and one star less
+ * per tenth of the range off, never below 1; with several outputs, the mean.
  */
-function simulatedRating(inputs: Inputs, tip: number): number {
-  const fair = 1 + 1.2 * (inputs.service ?? 5) + 0.4 * (inputs.food ?? 5);
-  return Math.min(5, Math.max(1, 5 - Math.abs(tip - fair) / 3));
+function simulatedRating(agent: CompiledAgent, inputs: Inputs, outputs: Outputs): number | undefined {
+  const names = Object.keys(agent.inputs);
+  const weights = names.map((_, index) => (index === 0 ? 3 : 1));
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  const level =
+    names.reduce((sum, name, index) => {
+      const [min, max] = agent.inputs[name]!.range;
+      return sum + weights[index]! * (max > min ? (inputs[name]! - min) / (max - min) : 0.5);
+    }, 0) / total;
+  const ratings = Object.entries(agent.outputs).flatMap(([name, { range: [min, max] }]) => {
+    const answer = outputs[name];
+    if (answer === undefined) return [];
+    const right = min + (max - min) * (0.05 + 0.5 * level);
+    return [Math.min(5, Math.max(1, 5 - Math.abs(answer - right) / ((max - min) / 10 || 1)))];
+  });
+  return ratings.length === 0 ? undefined : ratings.reduce((sum, rating) => sum + rating, 0) / ratings.length;
+}
+
+/** Inputs drawn uniformly over each input's range. */
+function randomSituation(agent: CompiledAgent): Inputs {
+  return Object.fromEntries(Object.entries(agent.inputs).map(([name, { range: [min, max] }]) => [name, min + (max - min) * Math.random()]));
+}
+
+const list = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? ''));
+const valuesOf = (values: Readonly<Record<string, number>>) =>
+  Object.entries(values)
+    .map(([name, value]) => `${name} ${formatNumber(value)}`)
+    .join(', ');
+
+/**
+ * What an optimisation did, in words: the answer for the inputs on screen before and after, each
+ * set that moved (which way, wider or narrower), each rule whose weight changed (and what that
+ * does), and why: the estimate of the metric it raised or lowered.
+ */
+export function explainOptimisation(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
+  const after = answer.definition;
+  const sentences: string[] = [];
+  const crispBefore = evaluate(compileAgent(before), inputs).crisp;
+  const crispAfter = evaluate(compileAgent(after), inputs).crisp;
+  const moves = Object.keys(before.outputs).map((name) => {
+    const from = crispBefore[name];
+    const to = crispAfter[name];
+    if (from === undefined || to === undefined) return `${name} ${to === undefined ? 'gets no answer' : `gets ${formatNumber(to)}`}`;
+    return formatNumber(from) === formatNumber(to) ? `${name} stays at ${formatNumber(to)}` : `${name} goes from ${formatNumber(from)} to ${formatNumber(to)}`;
+  });
+  sentences.push(`For the inputs on screen (${valuesOf(inputs)}), the answer ${list(moves)}.`);
+
+  const sets = new Map<string, { side: 'inputs' | 'outputs'; variable: string; set: string }>();
+  for (const change of answer.changes) {
+    if (change.kind === 'set') sets.set(`${change.side} ${change.variable} ${change.set}`, change);
+  }
+  for (const { side, variable, set } of sets.values()) {
+    const from = before[side][variable]![set]!;
+    const to = after[side][variable]![set]!;
+    const shift = mean(to) - mean(from);
+    const widthFrom = from.at(-1)! - from[0]!;
+    const widthTo = to.at(-1)! - to[0]!;
+    const parts: string[] = [];
+    if (Math.abs(shift) > 1e-9) parts.push(`moved ${shift < 0 ? 'down' : 'up'} by ${formatNumber(Math.abs(shift))}`);
+    if (Math.abs(widthTo - widthFrom) > 1e-9) parts.push(`got ${widthTo < widthFrom ? 'narrower' : 'wider'} (${formatNumber(widthFrom)} → ${formatNumber(widthTo)} wide)`);
+    const meaning =
+      side === 'outputs'
+        ? `so the rules that conclude “${variable} IS ${set}” now pull ${variable} toward ${formatNumber(mean(to))} instead of ${formatNumber(mean(from))}`
+        : `so it now describes ${variable} values around ${formatNumber(mean(to))} instead of ${formatNumber(mean(from))}`;
+    sentences.push(`The ${side === 'outputs' ? 'output' : 'input'} set “${set}” of ${variable} ${list(parts) || 'changed shape'}: ${meaning}.`);
+  }
+  for (const change of answer.changes) {
+    if (change.kind !== 'weight') continue;
+    const ratio = change.to / change.from;
+    const effect = ratio < 0.5 ? 'far less' : ratio < 1 ? 'less' : ratio > 2 ? 'far more' : 'more';
+    sentences.push(
+      `Rule ${change.rule + 1}, “${before.rules[change.rule]}”, now counts ${formatNumber(change.to)} instead of ${formatNumber(change.from)}: ` +
+        `it fires as before, but its conclusion weighs ${effect} in the answer.`,
+    );
+  }
+  const improved = answer.goal === 'maximize' ? answer.after > answer.before : answer.after < answer.before;
+  sentences.push(
+    improved
+      ? `Why: on the feedback so far, these numbers should ${answer.goal === 'maximize' ? 'raise' : 'lower'} the mean ${answer.metric} ` +
+          `from about ${formatNumber(answer.before)} to ${formatNumber(answer.after)}. That is an estimate from evaluations with nearby inputs and answers, a guide rather than a promise.`
+      : `No numbers were found that the feedback says would do better on ${answer.metric}.`,
+  );
+  return sentences;
 }
 
 function describeChange(change: OptimizeResult['changes'][number], agent: Agent): string {
@@ -36,6 +119,8 @@ function describeChange(change: OptimizeResult['changes'][number], agent: Agent)
   const side = change.side === 'inputs' ? 'input' : 'output';
   return `${side} ${change.variable} · ${change.set} · point ${change.point + 1}`;
 }
+
+const mean = (points: readonly number[]) => points.reduce((sum, point) => sum + point, 0) / points.length;
 
 export function mountOptimizePanel(container: HTMLElement, context: DemoContext): void {
   container.replaceChildren();
@@ -45,7 +130,8 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     'p',
     'fuzzbox can tune this agent from the feedback its evaluations got: it moves the output sets and the rules’ weights ' +
       '(and, if you tick the box, the input sets) where the feedback says answers went better, keeping every variable, set and rule. ' +
-      'It learns from evaluations whose answers were varied on purpose (explored); “Simulate” makes 200 of them, rated by made-up diners whose idea of a fair tip the agent never sees. ' +
+      `It learns from evaluations whose answers were varied on purpose (explored); “Simulate” makes ${SIMULATED_USERS} of them, rated by made-up users ` +
+      'with their own idea of the right answer, one the agent never sees (it grows with the inputs, the first one most). ' +
       `Their ratings are kept under the metric “${SIMULATED_METRIC}”, apart from your own 1–5 ratings (metric “rating”).`,
     'small',
   );
@@ -62,7 +148,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
   const inputsLabel = element('label', '', 'small');
   inputsLabel.append(inputsBox, ' also move input sets');
 
-  const simulate = element('button', `Simulate ${SIMULATED_DINERS} diners`, 'quiet');
+  const simulate = element('button', `Simulate ${SIMULATED_USERS} rated answers`, 'quiet');
   const preview = element('button', 'Preview', 'quiet');
   const optimise = element('button', 'Optimise and save');
   for (const button of [simulate, preview, optimise]) button.type = 'button';
@@ -108,20 +194,21 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     if (!agent) return;
     busy(true);
     try {
-      const situations = Array.from({ length: SIMULATED_DINERS }, () => ({ service: 10 * Math.random(), food: 10 * Math.random() }));
+      const compiled = compileAgent(agent);
+      const situations = Array.from({ length: SIMULATED_USERS }, () => randomSituation(compiled));
       const evaluations = await context.client.evaluateBatch(agent.id, situations, { explore: EXPLORATION });
       progress.max = evaluations.length;
       let posted = 0;
       await Promise.all(
         evaluations.map(async ({ outputs, evaluationID }, i) => {
-          const tip = outputs.tip;
-          if (tip === undefined) return;
-          await context.client.postFeedback(evaluationID, { [SIMULATED_METRIC]: simulatedRating(situations[i]!, tip) });
+          const rating = simulatedRating(compiled, situations[i]!, outputs);
+          if (rating === undefined) return; // no rule fired: nothing to rate
+          await context.client.postFeedback(evaluationID, { [SIMULATED_METRIC]: rating });
           progress.value = ++posted;
         }),
       );
       metric.value = SIMULATED_METRIC;
-      say(`${posted} explored evaluations rated by simulated diners (metric “${SIMULATED_METRIC}”). Now preview or optimise.`);
+      say(`${posted} explored evaluations rated by simulated users (metric “${SIMULATED_METRIC}”). Now preview or optimise.`);
     } catch (error) {
       fail(error);
     } finally {
@@ -136,13 +223,14 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     running = agent.id;
     say(dryRun ? 'Looking for better numbers…' : 'Optimising…');
     try {
+      const inputs = context.inputs();
       const answer = await context.client.optimize(agent.id, {
         metric: metric.value,
         goal: goal.value as 'maximize' | 'minimize',
         dryRun,
         tuneInputs: inputsBox.checked,
       });
-      showResult(answer, agent);
+      showResult(answer, agent, inputs);
       if (!dryRun) await context.reload();
     } catch (error) {
       result.replaceChildren();
@@ -155,7 +243,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
   preview.addEventListener('click', () => void run(true));
   optimise.addEventListener('click', () => void run(false));
 
-  function showResult(answer: OptimizeResult, agent: Agent): void {
+  function showResult(answer: OptimizeResult, agent: Agent, inputs: Inputs): void {
     const better = answer.goal === 'maximize' ? answer.after > answer.before : answer.after < answer.before;
     say(
       `${answer.versionID ? 'Saved as a new version' : 'Preview only: nothing saved'}. ` +
@@ -167,6 +255,8 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
       result.append(element('p', 'Nothing moved: the current numbers are the best this feedback supports.', 'small'));
       return;
     }
+    const explanation = element('div', '', 'explanation');
+    explanation.append(...explainOptimisation(answer, agent, inputs).map((sentence) => element('p', sentence)));
     const table = element('table', '', 'history');
     const head = element('tr');
     for (const title of ['what moved', 'from', 'to']) head.append(element('th', title));
@@ -176,10 +266,14 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
       row.append(element('td', describeChange(change, agent)), element('td', formatNumber(change.from)), element('td', formatNumber(change.to)));
       table.append(row);
     }
-    result.append(table, element('p', 'Estimates are kernel-weighted averages of the logged feedback near each answer (docs/LEARNING.md): a guide, not a promise.', 'small'));
+    result.append(explanation, element('h3', 'Every number that moved'), table, element('p', 'Estimates are kernel-weighted averages of the logged feedback near each answer (docs/LEARNING.md): a guide, not a promise.', 'small'));
   }
 
-  context.onAgentChange(() => {
-    if (running === null) result.replaceChildren();
+  // Another agent (or none) on screen: what was said about the previous one no longer applies.
+  context.onAgentChange((agent) => {
+    if (running !== null) return;
+    result.replaceChildren();
+    say('');
+    simulate.disabled = agent === null || Object.keys(agent.outputs).length === 0;
   });
 }

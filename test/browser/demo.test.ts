@@ -145,7 +145,7 @@ describe('the demo', () => {
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/200 explored evaluations/);
 
-    expect(await panel.getByRole('status').textContent()).toMatch(/rated by simulated diners \(metric “simulated rating”\)/);
+    expect(await panel.getByRole('status').textContent()).toMatch(/rated by simulated users \(metric “simulated rating”\)/);
     // The person's own 4 is the only `rating` there is: the 200 simulated ones did not join it.
     await panel.getByRole('textbox', { name: 'metric' }).fill('rating');
     await panel.getByRole('button', { name: 'Preview' }).click();

@@ -1,0 +1,266 @@
+// The demo as a person sees it, on a desktop (1280×900) and a phone (390×844): screenshots in
+// test-output/ to look at, and the layout facts they show asserted (nothing wider than its card,
+// no two labels on top of each other, every legend colour beside its own words, one precision per
+// axis, names shown as typed), with long names, after deleting agents and after optimising.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { useChromium } from './chromium.js';
+import { requireBuild, root, startStaticServer } from './harness.js';
+
+const shared = useChromium(() => {
+  requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
+  return startStaticServer({ '/': 'demo-dist' });
+});
+
+const screens = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** An agent whose every name is long and lower-case, as people write them. */
+const longNames = {
+  name: 'delivery time estimator (lower-case on purpose)',
+  inputs: {
+    'distance to the customer in km': {
+      'just-around-the-corner-really': [0, 3],
+      'somewhere-across-town': [1, 5, 9],
+      'far-out-in-the-suburbs-beyond': [7, 10],
+    },
+    'orders already waiting': { 'a-quiet-afternoon': [0, 10], 'the-friday-evening-rush-hour': [5, 20] },
+  },
+  outputs: {
+    'minutes until delivery': {
+      'almost-instantly-delivered': [5, 10, 20],
+      'the-usual-half-an-hour': [15, 30, 45],
+      'you-had-better-cook-yourself': [40, 60, 75],
+    },
+  },
+  rules: [
+    'IF "distance to the customer in km" IS just-around-the-corner-really AND "orders already waiting" IS a-quiet-afternoon THEN "minutes until delivery" IS almost-instantly-delivered',
+    'IF "distance to the customer in km" IS somewhere-across-town THEN "minutes until delivery" IS the-usual-half-an-hour',
+    'IF "distance to the customer in km" IS far-out-in-the-suburbs-beyond OR "orders already waiting" IS the-friday-evening-rush-hour THEN "minutes until delivery" IS you-had-better-cook-yourself',
+    'IF "distance to the customer in km" IS just-around-the-corner-really AND "orders already waiting" IS the-friday-evening-rush-hour THEN "minutes until delivery" IS the-usual-half-an-hour',
+  ],
+};
+
+async function openDemo(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept()); // "Delete … and all its versions?"
+  await page.goto(`${shared.server.origin}/`);
+  await waitForAnswer(page);
+  return page;
+}
+
+/** A stored evaluation is drawn: its row is in the history and its answer on screen. */
+async function waitForAnswer(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.querySelector('#history tr.current') !== null && document.querySelector('#outputs svg') !== null);
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(join(root, 'test-output'), { recursive: true });
+  await page.screenshot({ path: join(root, 'test-output', `${name}.png`), fullPage: true });
+}
+
+/** Calls the demo's own REST interface with the demo's own key. */
+function api(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const key = localStorage.getItem('fuzzbox-demo:/:apiKey');
+      const response = await fetch(path, {
+        method,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    { method, path, body },
+  );
+}
+
+async function showAgent(page: Page, agentID: string): Promise<void> {
+  await page.reload();
+  await waitForAnswer(page);
+  await page.selectOption('#agent-select', agentID);
+  await page.waitForFunction((id) => localStorage.getItem('fuzzbox-demo:/:agent') === id && document.querySelector('#history tr.current') !== null, agentID);
+}
+
+/**
+ * Everything the page shows that breaks its layout, in words: an empty list is a clean page.
+ * Runs in the page, on the boxes Chromium really laid out.
+ */
+function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    type Box = { left: number; right: number; top: number; bottom: number };
+    const problems: string[] = [];
+    const overlap = (a: Box, b: Box) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+    const visible = (element: Element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== 'hidden';
+    };
+    const name = (element: Element) => `${element.tagName.toLowerCase()}${element.className && typeof element.className === 'string' ? `.${element.className.split(' ')[0]}` : ''} “${(element.textContent ?? '').trim().slice(0, 40)}”`;
+
+    if (document.documentElement.scrollWidth > innerWidth) {
+      const wide = [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > innerWidth + 0.5);
+      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${innerWidth}, e.g. ${wide.slice(0, 4).map(name).join(', ')}`);
+    }
+
+    // Nothing inside a card sticks out of it.
+    for (const card of document.querySelectorAll('.card')) {
+      if (!visible(card)) continue;
+      const edge = card.getBoundingClientRect();
+      for (const element of card.querySelectorAll('*')) {
+        if (!visible(element) || element.closest('select')) continue;
+        const box = element.getBoundingClientRect();
+        if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) problems.push(`${name(element)} sticks out of its card (${box.left.toFixed(0)}–${box.right.toFixed(0)} in ${edge.left.toFixed(0)}–${edge.right.toFixed(0)})`);
+      }
+    }
+
+    for (const chart of document.querySelectorAll('svg.chart')) {
+      const label = chart.getAttribute('aria-label');
+      // No two words on top of each other.
+      const texts = [...chart.querySelectorAll('text')].filter(visible);
+      for (let i = 0; i < texts.length; i++) {
+        for (let j = i + 1; j < texts.length; j++) {
+          if (overlap(texts[i]!.getBoundingClientRect(), texts[j]!.getBoundingClientRect())) problems.push(`${label}: ${name(texts[i]!)} overlaps ${name(texts[j]!)}`);
+        }
+      }
+      // The answer's label covers no shape.
+      for (const answer of chart.querySelectorAll('.crisp-label')) {
+        for (const shape of chart.querySelectorAll('path')) {
+          if (overlap(answer.getBoundingClientRect(), shape.getBoundingClientRect())) problems.push(`${label}: ${name(answer)} covers a shape`);
+        }
+      }
+      // One precision per axis.
+      for (const axis of ['.value-tick', '.degree-tick']) {
+        const decimals = new Set([...chart.querySelectorAll(axis)].map((tick) => (tick.textContent!.split('.')[1] ?? '').length));
+        if (decimals.size !== 1) problems.push(`${label}: the ${axis} labels mix precisions: ${[...chart.querySelectorAll(axis)].map((tick) => tick.textContent).join(' ')}`);
+      }
+    }
+
+    // Each legend colour sits on the line of its own words, just before them.
+    for (const element of document.querySelectorAll('.legend .swatch')) {
+      if (!visible(element)) continue;
+      const swatch = element.getBoundingClientRect();
+      let words = element.nextSibling;
+      while (words && (words.nodeType !== Node.TEXT_NODE || words.textContent!.trim() === '')) words = words.nextSibling;
+      const range = document.createRange();
+      range.selectNodeContents(words!);
+      const first = range.getClientRects()[0]!; // where its words start
+      const sameLine = Math.abs((swatch.top + swatch.bottom) / 2 - (first.top + first.bottom) / 2) < 6;
+      const gap = first.left - swatch.right;
+      if (!sameLine || gap < 0 || gap > 12) problems.push(`legend: the swatch of “${words!.textContent!.trim()}” is not just before its words (gap ${gap.toFixed(1)} px, same line: ${sameLine})`);
+    }
+    return problems;
+  });
+}
+
+/** Names on screen as Chromium renders them (innerText applies CSS text-transform). */
+function shownNames(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...document.querySelectorAll<HTMLElement>('.slider .name, .answer .result b')].map((element) => element.innerText));
+}
+
+describe('the demo as a person sees it', () => {
+  for (const screen of screens) {
+    it(`${screen.width}×${screen.height}: the sample agent, then an agent with long names, laid out cleanly`, async () => {
+      const context = await shared.browser.newContext({ viewport: { width: screen.width, height: screen.height } });
+      const page = await openDemo(context);
+      expect(await layoutProblems(page)).toEqual([]);
+      expect(await shownNames(page)).toEqual(['service', 'food', 'tip']);
+      expect(await page.locator('#outputs .value-tick').allTextContents()).toEqual(['0', '10', '20', '30']);
+      await screenshot(page, `demo-${screen.width}`);
+
+      const created = await api(page, 'POST', '/agent', longNames);
+      expect(created.status).toBe(200);
+      await showAgent(page, (created.body as { id: string }).id);
+      expect(await layoutProblems(page)).toEqual([]);
+      expect(await shownNames(page)).toEqual(['distance to the customer in km', 'orders already waiting', 'minutes until delivery']);
+      // A long set name is cut on the chart, and whole in its tooltip.
+      expect(await page.locator('#outputs .set-name title').allTextContents()).toEqual(Object.keys(longNames.outputs['minutes until delivery']));
+      await screenshot(page, `demo-long-names-${screen.width}`);
+      await context.close();
+    });
+  }
+
+  it('simulates rated answers for any agent, from its own inputs and outputs', async () => {
+    const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await openDemo(context);
+    const created = await api(page, 'POST', '/agent', longNames);
+    await showAgent(page, (created.body as { id: string }).id);
+    const panel = page.locator('#optimise-panel');
+    await panel.getByRole('button', { name: /Simulate/ }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^200 explored evaluations rated by simulated users/);
+    await context.close();
+  });
+
+  it('after optimising, says in words what moved and what it does to the answer on screen', async () => {
+    const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await openDemo(context);
+    const before = await page.locator('.answer .crisp').textContent();
+    const panel = page.locator('#optimise-panel');
+    await panel.getByRole('button', { name: /Simulate/ }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/explored evaluations rated/);
+    await panel.getByRole('button', { name: 'Optimise and save' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 60_000 }).toMatch(/^Saved as a new version/);
+    await page.waitForFunction(() => document.querySelectorAll('#history tr').length >= 2);
+    const after = await page.locator('.answer .crisp').textContent();
+
+    const explanation = await panel.locator('.explanation p').allTextContents();
+    // The answer on screen before and after, as the page itself shows them.
+    expect(explanation[0]).toBe(`For the inputs on screen (service 6.50, food 7.50), the answer tip ${before === after ? `stays at ${after}` : `goes from ${before} to ${after}`}.`);
+    const changes = await panel.locator('table tr').count();
+    expect(changes).toBeGreaterThan(1);
+    // Every moved set and every reweighted rule is put in words, and why it was done.
+    // the rules as they were: their text now ends in the new `WITH weight`
+    const versions = (await api(page, 'GET', `/agent/${await page.evaluate(() => localStorage.getItem('fuzzbox-demo:/:agent'))}/version`)).body as Array<{ id: string; createdAt: string }>;
+    const first = [...versions].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]!;
+    const rules = (await api(page, 'GET', `/version/${first.id}`)).body as { rules: string[] };
+    for (const row of await panel.locator('table tr td:first-child').allTextContents()) {
+      const weight = /^rule (\d+)/.exec(row);
+      if (weight) expect(explanation.join(' ')).toContain(`Rule ${weight[1]}, “${rules.rules[Number(weight[1]) - 1]}”, now counts`);
+      const set = /^(input|output) (\S+) · (\S+) ·/.exec(row);
+      if (set) expect(explanation.join(' ')).toContain(`The ${set[1]} set “${set[3]}” of ${set[2]} `);
+    }
+    expect(explanation.at(-1)).toMatch(/^Why: on the feedback so far, these numbers should raise the mean simulated rating from about [\d.]+ to [\d.]+\./);
+    expect(await layoutProblems(page)).toEqual([]);
+    await panel.scrollIntoViewIfNeeded();
+    await screenshot(page, 'demo-optimised-1280');
+    await context.close();
+  });
+
+  it('after deleting agents: the status and the panel say nothing stale, and the last one stays deleted', async () => {
+    const context = await shared.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await openDemo(context);
+    const second = await api(page, 'POST', '/agent', { ...longNames, name: 'second' });
+    await showAgent(page, (second.body as { id: string }).id);
+    // An error in the panel that names this agent, and a status about saving it.
+    const panel = page.locator('#optimise-panel');
+    await panel.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent()).not.toBe('');
+    await page.click('#editor [name="save"]');
+    await expect.poll(() => page.textContent('#status')).toMatch(/^Saved “second”/);
+
+    await page.click('#delete-agent');
+    await expect.poll(() => page.textContent('#status')).toBe('Deleted “second”');
+    await page.waitForFunction(() => document.querySelector('#history tr.current') !== null);
+    expect(await page.locator('#agent-select option').allTextContents()).toEqual(['Tipping advisor']);
+    expect(await panel.getByRole('status').textContent()).toBe('');
+
+    await page.click('#delete-agent');
+    await expect.poll(() => page.textContent('#status')).toBe('Deleted “Tipping advisor”');
+    expect(await page.isVisible('#empty-state')).toBe(true);
+    expect(await page.isVisible('#inputs')).toBe(false);
+    expect(((await api(page, 'GET', '/agent')).body as unknown[]).length).toBe(0);
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'demo-no-agents-390');
+    // A reload does not bring the sample back either; the button does.
+    await page.reload();
+    await page.waitForFunction(() => !document.querySelector<HTMLElement>('#empty-state')!.hidden);
+    expect(((await api(page, 'GET', '/agent')).body as unknown[]).length).toBe(0);
+    await page.click('#restore-sample');
+    await waitForAnswer(page);
+    expect(await page.locator('#agent-select option').allTextContents()).toEqual(['Tipping advisor']);
+    await context.close();
+  });
+});
