@@ -1,6 +1,6 @@
 // Concurrent requests through fetch(): IndexedDB serialises the transactions, and no write is lost.
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { createTestService, tippingAgent, type TestService } from '../support/service.js';
+import { createTestService, tippingAgent, type CallResult, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;
@@ -83,4 +83,33 @@ test('concurrent evaluations of many agents, some refused, each succeed or fail 
   for (const result of results.filter((r) => r.status === 200)) expect(result.body).toEqual({ tip: 15 });
   const after = (await storedReqIDs()).length;
   expect(after - before).toBe(78);
+});
+
+test('PUTs racing evaluations: no log is older than the version it ran on', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent('v0') })).body;
+  // A burst of PUTs in one millisecond dates each version 1 ms after the one before, so the
+  // versions run ahead of the clock: a log dated by the clock alone would predate its version.
+  const answers: CallResult[] = [];
+  for (let round = 0; round < 4; round++) {
+    const requests = Array.from({ length: 60 }, (_, i) =>
+      i < 30
+        ? t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent(`v${round}.${i}`) })
+        : t.call('POST', `agent/${agent.id}`, { key, body: i % 3 === 0 ? [{ service: i % 10 }, { service: 3 }] : { service: i % 10 } }),
+    );
+    answers.push(...(await Promise.all(requests)).filter((answer) => answer.headers.has('X-Evaluation-ID')));
+  }
+  expect(answers.map((answer) => answer.status)).toEqual(Array(4 * 30).fill(200));
+  const versionTimes = new Map<string, string>();
+  for (const { id } of (await t.call('GET', `agent/${agent.id}/version`, { key })).body as Array<{ id: string }>) {
+    versionTimes.set(id, (await t.call('GET', `version/${id}`, { key })).body.createdAt);
+  }
+  const reqIDs = answers.flatMap((answer) => answer.headers.get('X-Evaluation-ID')!.split(','));
+  expect(reqIDs).toHaveLength(4 * 40);
+  const usedVersions = new Set<string>();
+  for (const reqID of reqIDs) {
+    const log = (await t.call('GET', `evaluation/${reqID}`, { key })).body;
+    usedVersions.add(log.versionID);
+    expect(log.createdAt >= versionTimes.get(log.versionID)!, `${log.createdAt} < ${versionTimes.get(log.versionID)}`).toBe(true);
+  }
+  expect(usedVersions.size).toBeGreaterThan(1);
 });
