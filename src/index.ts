@@ -34,6 +34,6 @@ export type {
   RetentionPolicy,
 } from './schema/index.js';
 export { ApiError } from './schema/index.js';
-export type { FuzzboxStore, MetricLog, StoredEvaluation } from './store/store.js';
+export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
 export type { ImportRecord } from './store/backup.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace } from './store/records.js';

@@ -1,5 +1,6 @@
 import { ApiError } from '../schema/errors.js';
 import type { ServiceState } from './context.js';
+import { toBase64url } from './base64url.js';
 
 const KEY_CACHE_CAPACITY = 1000;
 
@@ -14,8 +15,7 @@ export async function sha256Hex(text: string): Promise<string> {
 /** A new API key: 32 random bytes, base64url, with a prefix that makes leaked keys recognisable. */
 export function newApiKey(): string {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32));
-  const base64 = btoa(String.fromCharCode(...bytes));
-  return `fzb_${base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+  return `fzb_${toBase64url(bytes)}`;
 }
 
 function presentedKey(request: Request, url: URL): string {

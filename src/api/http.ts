@@ -36,7 +36,9 @@ export function toApiError(error: unknown): ApiError {
   if (isQuotaExceeded(error)) {
     return new ApiError(
       'QuotaExceeded',
-      'the storage quota for this site is exhausted, so nothing was written; delete agents you no longer need or free disk space, then retry',
+      'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
+        '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
+        'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again',
     );
   }
   console.error('fuzzbox: internal error', error);

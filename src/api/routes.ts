@@ -5,6 +5,7 @@ import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './
 import { evaluateAgent } from './resources/inference.js';
 import { listAgentVersions, readVersion } from './resources/versions.js';
 import { readEvaluation } from './resources/evaluations.js';
+import { deleteEvaluation, listAgentEvaluations } from './resources/evaluation-list.js';
 import { listFeedback, postFeedback } from './resources/feedback.js';
 import { optimizeAgent } from './resources/optimize.js';
 import { readStorage } from './resources/storage.js';
@@ -22,7 +23,9 @@ export const routes: Route[] = [
   { method: 'POST', path: '/agent/:id', handler: evaluateAgent },
   { method: 'GET', path: '/agent/:id/version', handler: listAgentVersions },
   { method: 'GET', path: '/version/:id', handler: readVersion },
+  { method: 'GET', path: '/agent/:id/evaluation', handler: listAgentEvaluations },
   { method: 'GET', path: '/evaluation/:id', handler: readEvaluation },
+  { method: 'DELETE', path: '/evaluation/:id', handler: deleteEvaluation },
   { method: 'POST', path: '/evaluation/:id/feedback', handler: postFeedback },
   { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
   { method: 'POST', path: '/agent/:id/optimize', handler: optimizeAgent },

@@ -7,3 +7,4 @@ export * from './optimize.js';
 export * from './storage.js';
 export * from './backup.js';
 export * from './retention.js';
+export * from './evaluation-list.js';

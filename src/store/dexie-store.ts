@@ -7,11 +7,12 @@ import type { RetentionPolicy } from '../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
 import { EvaluationWriter } from './evaluation-writer.js';
+import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
 import { readMetricLog, updateAgentFrom } from './learning.js';
 import type { AccountRecord, EvaluationRecord, FeedbackRecord } from './records.js';
-import type { FuzzboxStore } from './store.js';
+import type { EvaluationQuery, FuzzboxStore } from './store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
 export class DexieStore implements FuzzboxStore {
@@ -58,6 +59,12 @@ export class DexieStore implements FuzzboxStore {
   }
   readEvaluation(userID: string, reqID: string) {
     return readEvaluation(this.db, userID, reqID);
+  }
+  listEvaluations(userID: string, agentID: string, query: EvaluationQuery) {
+    return listEvaluations(this.db, userID, agentID, query);
+  }
+  deleteEvaluation(userID: string, reqID: string) {
+    return deleteEvaluation(this.db, userID, reqID);
   }
   addFeedback(userID: string, record: Omit<FeedbackRecord, 'userID' | 'seq'>) {
     return feedback.addFeedback(this.db, userID, record);

@@ -1,4 +1,4 @@
-export type { FuzzboxStore, MetricLog, StoredEvaluation } from './store.js';
+export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store.js';
 export { DexieStore } from './dexie-store.js';
 export { FuzzboxDatabase, type DatabaseOptions } from './database.js';
 export * from './records.js';

@@ -19,6 +19,33 @@ export interface StoredEvaluation {
   version: VersionRecord | undefined;
 }
 
+/** Where a listing of evaluations stopped: the last log it returned or examined. */
+export interface EvaluationPosition {
+  /** the log's group record */
+  seq: number;
+  /** its place in the group when listed */
+  index: number;
+  reqID: string;
+}
+
+export interface EvaluationQuery {
+  /** 1..1000 entries */
+  limit: number;
+  /** go on after this position (from the previous page's `next`) */
+  after?: EvaluationPosition;
+  /** only logs of this version */
+  versionID?: string;
+  /** only logs with (true) or without (false) feedback */
+  feedback?: boolean;
+}
+
+export interface EvaluationPage {
+  /** newest first, each log with its feedback, oldest first */
+  entries: Array<{ evaluation: EvaluationRecord; feedback: FeedbackRecord[] }>;
+  /** where the next page starts, or null when there is nothing older */
+  next: EvaluationPosition | null;
+}
+
 /**
  * Everything the service keeps, behind one interface: IndexedDB through Dexie in a browser
  * (`DexieStore`), PostgreSQL or PGlite on a server (`fuzzbox/node`). The handler, the engine and
@@ -60,6 +87,13 @@ export interface FuzzboxStore {
    */
   addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]): Promise<boolean>;
   readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation>;
+  /**
+   * A page of the agent's evaluations, newest first; the agent may be deleted (its owner still
+   * lists its logs). A page may end short of `limit` when filters skip many logs: `next` goes on.
+   */
+  listEvaluations(userID: string, agentID: string, query: EvaluationQuery): Promise<EvaluationPage>;
+  /** Erases the evaluation's log and its feedback; it may belong to a deleted agent. Works on a full disk where the log is alone in its record. */
+  deleteEvaluation(userID: string, reqID: string): Promise<void>;
 
   /** Feedback on the caller's evaluation; the store records its owner. */
   addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void>;
