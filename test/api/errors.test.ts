@@ -232,7 +232,8 @@ describe('405', () => {
     ['DELETE', 'version', 'GET'],
     ['PUT', 'version/x', 'GET'],
     ['GET', 'account', 'POST'],
-    ['DELETE', 'evaluation/x', 'GET'],
+    ['PUT', 'evaluation/x', 'GET, DELETE'],
+    ['POST', 'agent/x/evaluation', 'GET'],
     ['PUT', 'evaluation/x/feedback', 'POST, GET'],
   ])('%s /%s answers 405 with Allow: %s', async (method, path, allow) => {
     const result = await t.call(method, path, { key, body: { a: 1 } });
