@@ -3,6 +3,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, groupLogs, logsOf } from './evaluations.js';
+import { applyTallies, count } from './tallies.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from './records.js';
 
 /** Records read per transaction while exporting: memory stays flat, and no read holds the database long. */
@@ -123,8 +124,9 @@ export function importRecords(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
 ): Promise<{ imported: number; unchanged: number }> {
-  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback];
+  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
   return db.transaction('rw', tables, async () => {
+    let feedbackAdded = 0;
     let imported = 0;
     let unchanged = 0;
     // logs are written together at the end, in groups; feedback later in the batch may name them
@@ -142,6 +144,7 @@ export function importRecords(
       else unchanged++;
     }
     if (newLogs.size > 0) await db.logGroups.bulkAdd(groupLogs([...newLogs.values()]));
+    await applyTallies(db, count(new Map(), userID, newLogs.size, feedbackAdded));
     return { imported, unchanged };
 
     async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
@@ -236,6 +239,7 @@ export function importRecords(
           if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
           const { kind: _, ...fields } = record;
           await db.feedback.add({ ...fields, userID });
+          feedbackAdded++;
           return 'imported';
         }
       }

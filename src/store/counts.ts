@@ -3,20 +3,19 @@ import type { RecordCounts } from '../schema/storage.js';
 import type { FuzzboxDatabase } from './database.js';
 
 /**
- * The caller's records of each kind, counted on per-account indexes in one read transaction
- * without reading a record (logs through their `[userID, reqID]` entries).
+ * The caller's records of each kind in one read transaction: agents, versions and tombstones
+ * (hundreds) counted on per-account indexes, logs and feedback (millions) from the account's tally.
  */
 export function countRecords(db: FuzzboxDatabase, userID: string): Promise<RecordCounts> {
-  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback];
+  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.tallies];
   return db.transaction('r', tables, async () => {
     const live = await db.agents.where('userID').equals(userID).primaryKeys();
-    const [kept, created, retired, tombstones, evaluations, feedback, ...liveVersions] = await Promise.all([
+    const [kept, created, retired, tombstones, tally, ...liveVersions] = await Promise.all([
       db.versions.where('userID').equals(userID).count(),
       db.versions.where('[userID+seq]').equals([userID, 0]).count(),
       db.retiredVersions.where('userID').equals(userID).count(),
       db.deletedAgents.where('userID').equals(userID).count(),
-      db.logGroups.where('keys').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
-      db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
+      db.tallies.get(userID),
       ...live.map((id) => db.versions.where('[versionOf+seq]').between([id, Dexie.minKey], [id, Dexie.maxKey]).count()),
     ]);
     // A delete leaves the agent's versions in `versions` (before schema version 5 it moved them to
@@ -27,8 +26,8 @@ export function countRecords(db: FuzzboxDatabase, userID: string): Promise<Recor
       versions,
       retiredVersions: retired + kept - versions,
       deletions: tombstones + created - live.length,
-      evaluations,
-      feedback,
+      evaluations: tally?.evaluations ?? 0,
+      feedback: tally?.feedback ?? 0,
     };
   });
 }

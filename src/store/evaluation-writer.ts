@@ -1,6 +1,7 @@
 import { deletedOwners, ownAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { groupLogs } from './evaluations.js';
+import { applyTallies, count, type TallyChanges } from './tallies.js';
 import type { EvaluationRecord } from './records.js';
 
 interface Job {
@@ -52,7 +53,7 @@ export class EvaluationWriter {
     const db = this.#db;
     const outcomes: Array<{ ok: true; stored: boolean } | { ok: false; error: unknown }> = [];
     try {
-      await db.transaction('rw', db.agents, db.deletedAgents, db.versions, db.logGroups, async () => {
+      await db.transaction('rw', [db.agents, db.deletedAgents, db.versions, db.logGroups, db.tallies], async () => {
         const ids = [...new Set(jobs.map((job) => job.agentID))];
         const agents = new Map((await db.agents.bulkGet(ids)).map((agent, i) => [ids[i]!, agent]));
         const missing = ids.filter((id) => !agents.get(id));
@@ -69,7 +70,10 @@ export class EvaluationWriter {
           }
         }
         // one record per group of logs, not per log: IndexedDB's cost is per record
-        if (logs.length > 0) await db.logGroups.bulkAdd(groupLogs(logs));
+        if (logs.length > 0) {
+          await db.logGroups.bulkAdd(groupLogs(logs));
+          await applyTallies(db, logs.reduce((changes, log) => count(changes, log.userID, 1), new Map() as TallyChanges));
+        }
       });
     } catch (error) {
       // the transaction was aborted: nothing of any job was written

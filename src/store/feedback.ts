@@ -1,12 +1,14 @@
 import type { FuzzboxDatabase } from './database.js';
 import { requireEvaluationExists } from './evaluations.js';
+import { applyTallies, count } from './tallies.js';
 import type { FeedbackRecord } from './records.js';
 
 /** Feedback on the caller's evaluation: checked through the index alone, so it costs no log read. */
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void> {
-  return db.transaction('rw', db.logGroups, db.feedback, async () => {
+  return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
     await requireEvaluationExists(db, userID, feedback.evaluationLog);
     await db.feedback.add({ ...feedback, userID });
+    await applyTallies(db, count(new Map(), userID, 0, 1));
   });
 }
 

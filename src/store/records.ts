@@ -98,3 +98,10 @@ export interface FeedbackRecord {
   data: Record<string, number>;
   createdAt: string;
 }
+
+/** How many evaluation logs and feedback an account holds, kept exact by every write (schema version 5). */
+export interface TallyRecord {
+  userID: string;
+  evaluations: number;
+  feedback: number;
+}

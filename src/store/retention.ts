@@ -2,6 +2,7 @@ import { Dexie } from 'dexie';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { FuzzboxDatabase } from './database.js';
 import type { LogGroupRecord } from './records.js';
+import { applyTallies, count } from './tallies.js';
 
 /** Log groups examined per transaction: up to 64 logs each, so no sweep step holds the database long. */
 const SWEEP_PAGE = 16;
@@ -34,7 +35,9 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
   for await (const { userID, id: agentID } of everyAgent(db)) {
     let kept = 0;
     for (let upper: [string, string, unknown] = [userID, agentID, Dexie.maxKey]; ; ) {
-      const page = await db.transaction('rw', db.logGroups, db.feedback, async () => {
+      const page = await db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
+        let logsDropped = 0;
+        let feedbackDropped = 0;
         const groups: LogGroupRecord[] = await db.logGroups
           .where('[userID+agentID+seq]')
           .between([userID, agentID, Dexie.minKey], upper, true, false)
@@ -57,16 +60,18 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
               kept++;
             } else {
               keep[i] = policy.keepWithFeedback === true && (await feedback.count()) > 0;
-              if (!keep[i]) await feedback.delete();
+              if (!keep[i]) feedbackDropped += await feedback.delete();
             }
           }
           const remaining = keep.filter(Boolean).length;
-          dropped += group.keys.length - remaining;
+          logsDropped += group.keys.length - remaining;
           if (remaining === 0) await db.logGroups.delete(group.seq!);
           else if (remaining < group.keys.length) {
             await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => keep[i]), logs: group.logs.filter((_, i) => keep[i]) });
           }
         }
+        dropped += logsDropped;
+        await applyTallies(db, count(new Map(), userID, -logsDropped, -feedbackDropped));
         return groups;
       });
       if (page.length < SWEEP_PAGE) break;

@@ -122,7 +122,7 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(5);
+    expect(upgraded.verno).toBe(6);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
@@ -217,7 +217,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(5);
+    expect(upgraded.verno).toBe(6);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
@@ -226,8 +226,9 @@ test('version 3: every log of a version-2 database moves into a group of one and
     expect(groups.find((group) => group.keys[0]![1] === reqID)).toEqual({
       seq: expect.any(Number), userID, agentID, versionID, createdAt: at, keys: [[userID, reqID]], logs: [rest],
     });
-    // version 4 gave feedback its owner
+    // version 4 gave feedback its owner; version 6 counted each account's logs and feedback
     expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
+    expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 4, feedback: 3 }, { userID: 'U2', evaluations: 1, feedback: 0 }]);
     // the optimiser reads the agent's logs back as version 2 stored them, with each one's latest value
     const { entries, metrics } = await readMetricLog(upgraded, 'U1', 'A1', 'score');
     expect(metrics).toEqual(new Set(['score', 'other']));
@@ -279,6 +280,8 @@ test('version 4: a version-3 group of 100 logs becomes chunks of 64 and 36 that 
     expect(await upgraded.feedback.toArray()).toEqual([
       { seq: 1, id: 'F1', userID: 'U1', evaluationLog: reqIDs[99], data: { score: 5 }, createdAt },
     ]);
+    // version 6 counted the account's logs and feedback once
+    expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 100, feedback: 1 }]);
   } finally {
     upgraded.close();
   }
