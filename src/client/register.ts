@@ -7,7 +7,7 @@ import { CLAIM, INSTALL_FAILED, SKIP_WAITING, type InstallFailure } from '../sw/
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
   scope?: string;
-  /** How long to wait for the worker to control the page, in ms; default 10 000. */
+  /** How long to wait for the worker to control the page, in ms; default 10 000. A failed install rejects at once. */
   timeout?: number;
   /** Called each time a newer worker is installed and waiting, however many a page lives through; data is kept across the switch. */
   onUpdate?: (update: WorkerUpdate) => void;

@@ -56,7 +56,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     return serviceRoots.has(url.pathname.slice(basePath.length).split('/')[0]!);
   };
 
-  const offline = options.offlineFiles?.length ? offlineFiles(options.offlineFiles) : undefined;
+  const offline = options.offlineFiles?.length ? offlineFiles(worker, options.offlineFiles) : undefined;
 
   worker.addEventListener('install', (event) => {
     if (offline) event.waitUntil(offline.install(event).catch((error: Error) => reportInstallFailure(worker, error)));

@@ -18,7 +18,7 @@ export interface OfflineFiles {
   answer(event: FetchEvent): boolean;
 }
 
-export function offlineFiles(files: readonly OfflineFile[]): OfflineFiles {
+export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly OfflineFile[]): OfflineFiles {
   const controller = new PrecacheController({ cacheName: 'fuzzbox-offline' });
   controller.addToCacheList(files as PrecacheEntry[]);
   // A page is the same page whatever its query (`/?agent=3`); a file's query may mean something.
@@ -33,7 +33,7 @@ export function offlineFiles(files: readonly OfflineFile[]): OfflineFiles {
       if (request.method !== 'GET') return false;
       const route = request.mode === 'navigate' ? pages : assets;
       const url = new URL(request.url);
-      const params = route.match({ url, request, event, sameOrigin: url.origin === location.origin });
+      const params = route.match({ url, request, event, sameOrigin: url.origin === worker.location.origin });
       if (!params) return false;
       event.respondWith(route.handler.handle({ url, request, event, params }));
       return true;

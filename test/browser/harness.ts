@@ -41,7 +41,7 @@ export function requireBuild(...files: string[]): void {
   }
 }
 
-const contentTypes: Record<string, string> = {
+export const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',

@@ -17,7 +17,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build, createServer as createViteServer, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
-import { chromiumArgs, chromiumPath, requireBuild, root } from './harness.js';
+import { chromiumArgs, chromiumPath, contentTypes, requireBuild, root } from './harness.js';
 
 const example = join(root, 'examples/offline-app');
 const exampleBuild = join(root, 'test-output/offline-app');
@@ -84,13 +84,6 @@ function compressed(request: IncomingMessage, body: Buffer, headers: Record<stri
   headers['Content-Encoding'] = encoding;
   return { status: 200, body: compress(body) };
 }
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json',
-};
 
 interface Served {
   origin: string;

@@ -61,6 +61,8 @@ beforeAll(() => {
   packedFiles = packed!.files.map((file) => file.path);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const extra = entriesOf('node').length > 0 ? [`@types/node@${installedVersion('@types/node')}`] : [];
+  // fuzzbox/vite runs inside an app's Vite: its optional peer dependency, there as in any Vite app.
+  if (entriesOf('node').includes('fuzzbox/vite')) extra.push(`vite@${installedVersion('vite')}`);
   // From npm's cache when it holds the dependencies (it does after `npm ci`); the registry otherwise.
   npm(['install', `./${packed!.filename}`, ...extra, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], consumer);
   for (const file of ['uses-page.ts', 'uses-worker.ts']) copyFileSync(join(import.meta.dirname, 'consumer', file), join(consumer, file));
