@@ -35,8 +35,7 @@ export function scaleOf(variables: VariableRanges): Scale {
 /** Writes `values` into `into` at `offset` as shares of each range; a missing value is NaN. */
 export function normalise(values: Readonly<Record<string, number>>, scale: Scale, into: Float64Array, offset: number): void {
   scale.names.forEach((name, i) => {
-    const value = values[name];
-    into[offset + i] = value === undefined ? NaN : (value - scale.min[i]!) / scale.width[i]!;
+    into[offset + i] = Object.hasOwn(values, name) ? (values[name]! - scale.min[i]!) / scale.width[i]! : NaN;
   });
 }
 
@@ -85,10 +84,8 @@ export function datasetOf(log: readonly LoggedEvaluation[], inputs: VariableRang
     }
     if (moved) explored++;
     const own: Record<string, number> = {};
-    for (const name of inputScale.names) {
-      const value = entry.input[name];
-      if (value !== undefined) own[name] = value;
-    }
+    // own properties only: a missing input named "toString" must not read Object.prototype's
+    for (const name of inputScale.names) if (Object.hasOwn(entry.input, name)) own[name] = entry.input[name]!;
     return own;
   });
   const explorationSpread = squares.map((sum) => (explored > 0 ? Math.sqrt(sum / explored) : 0));

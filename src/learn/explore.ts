@@ -16,7 +16,7 @@ export function explore(crisp: Outputs, outputs: OutputRanges, scale: number, ra
   }
   const returned: Outputs = {};
   for (const [name, value] of Object.entries(crisp)) {
-    const range = outputs[name]?.range;
+    const range = Object.hasOwn(outputs, name) ? outputs[name]!.range : undefined;
     if (!range) throw new RangeError(`unknown output "${name}"`);
     const [min, max] = range;
     const moved = value + gaussian(random) * scale * (max - min);
