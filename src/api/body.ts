@@ -1,4 +1,5 @@
 import { ApiError, clipPath, formatPath } from '../schema/errors.js';
+import { agentBodyFromModel, modelFormatOf } from './model-files.js';
 
 /** 1 MiB, SPEC section 6. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -9,17 +10,21 @@ const tooLarge = () =>
 /** Every label the WHATWG Encoding Standard gives UTF-8; the 2015 Node client of fuzzy.ai sends `utf8`. */
 const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
 
-function checkContentType(contentType: string | null): void {
+/** Checks the Content-Type; returns the model format it names when `modelFiles` allows one. */
+function checkContentType(contentType: string | null, modelFiles: boolean) {
   // A body without a Content-Type is read as JSON: some HTTP clients send none.
-  if (contentType === null) return;
+  if (contentType === null) return undefined;
   const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-  if (mediaType !== 'application/json' && !/^application\/[^/]+\+json$/.test(mediaType)) {
-    throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json" (got "${contentType}")`);
+  const modelFormat = modelFiles ? modelFormatOf(mediaType) : undefined;
+  if (!modelFormat && mediaType !== 'application/json' && !/^application\/[^/]+\+json$/.test(mediaType)) {
+    const or = modelFiles ? ', or a model file as text/x-fcl, text/x-fll or text/x-fis' : '';
+    throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json"${or} (got "${contentType}")`);
   }
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
   if (charset !== undefined && !UTF8_LABELS.has(charset.replace(/^"(.*)"$/, '$1').trim())) {
-    throw new ApiError('InvalidRequest', `the body must be UTF-8 JSON: send "charset=utf-8" or no charset (got charset "${charset}")`);
+    throw new ApiError('InvalidRequest', `the body must be UTF-8 ${modelFormat ? 'text' : 'JSON'}: send "charset=utf-8" or no charset (got charset "${charset}")`);
   }
+  return modelFormat;
 }
 
 async function readLimited(request: Request): Promise<Uint8Array> {
@@ -50,7 +55,7 @@ async function readLimited(request: Request): Promise<Uint8Array> {
  * The request's JSON body. Strict about what it accepts (JSON, UTF-8, at most 1 MiB), and every
  * refusal says what to send instead. `undefined` for an empty body when `optional`.
  */
-export async function readJsonBody(request: Request, optional: boolean): Promise<unknown> {
+export async function readJsonBody(request: Request, optional: boolean, modelFiles = false): Promise<unknown> {
   const declaredLength = Number(request.headers.get('content-length'));
   if (declaredLength > MAX_BODY_BYTES) throw tooLarge();
   const bytes = await readLimited(request);
@@ -58,17 +63,18 @@ export async function readJsonBody(request: Request, optional: boolean): Promise
     if (optional) return undefined;
     throw new ApiError('InvalidRequest', 'the body is empty; send a JSON body with "Content-Type: application/json"');
   }
-  checkContentType(request.headers.get('content-type'));
+  const modelFormat = checkContentType(request.headers.get('content-type'), modelFiles);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new ApiError('InvalidRequest', 'the body is not valid UTF-8; send UTF-8 encoded JSON');
+    throw new ApiError('InvalidRequest', `the body is not valid UTF-8; send UTF-8 encoded ${modelFormat ? 'text' : 'JSON'}`);
   }
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = modelFormat ? agentBodyFromModel(modelFormat, text) : JSON.parse(text);
   } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
   }
   // JSON.parse makes an own key "__proto__" of every spelling, escaped ones ("\u005f_proto__") too

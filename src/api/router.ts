@@ -11,6 +11,8 @@ export interface Route {
   access?: 'public' | 'account';
   /** how the body is read; methods other than POST, PUT and PATCH never read one; `stream`: the handler reads it */
   body?: 'required' | 'optional' | 'stream';
+  /** the body may also be a model file (FCL, FLL, FIS), read into the JSON body it stands for */
+  modelFiles?: true;
 }
 
 export type Match =

@@ -104,7 +104,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     try {
       // GET and DELETE ignore any body: one known client sends `[]` with them.
       const readsJson = BODY_METHODS.has(method) && route.body !== 'stream';
-      const body = readsJson ? await readJsonBody(request, route.body === 'optional') : undefined;
+      const body = readsJson ? await readJsonBody(request, route.body === 'optional', route.modelFiles) : undefined;
       return await route.handler({ request, url, params: found.params, userID, body, service });
     } catch (error) {
       const agentID = route.path.startsWith('/agent/:id') ? found.params.id : undefined;

@@ -143,6 +143,7 @@ export class Tuning {
         const weight = numbers.weights[i]!;
         return weight === rule.weight ? text : printRule({ ...rule, weight });
       }),
+      ...(this.#definition.operators && { operators: this.#definition.operators }),
     };
   }
 

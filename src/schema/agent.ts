@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../engine/types.js';
+import { OPERATOR_CHOICES } from '../engine/validate.js';
 
 const nameText = (what: string) =>
   z
@@ -32,8 +33,26 @@ export const performanceSchema = z.record(
 );
 export type Performance = z.infer<typeof performanceSchema>;
 
+const operatorChoice = <const Values extends readonly [string, ...string[]]>(key: string, values: Values) =>
+  z.enum(values, { error: `${key} is ${values.map((value) => `"${value}"`).join(' or ')}` }).optional();
+
+/** The rules' operators, each optional, absent meaning min / max / min (docs/ENGINE.md, "Operators"). */
+export const operatorsSchema = z.strictObject(
+  {
+    and: operatorChoice('and', OPERATOR_CHOICES.and),
+    or: operatorChoice('or', OPERATOR_CHOICES.or),
+    implication: operatorChoice('implication', OPERATOR_CHOICES.implication),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown operator ${issue.keys.map((key) => `"${key}"`).join(', ')}: an agent chooses "and", "or" and "implication"`
+        : 'operators must be an object such as {"and": "product", "or": "probabilisticSum", "implication": "product"}',
+  },
+);
+
 /**
- * The body of POST /agent and PUT /agent/:id: only these five fields are read. `name` may be
+ * The body of POST /agent and PUT /agent/:id: only these six fields are read. `name` may be
  * absent (fuzzy.ai's own apps post agents without one) and then is `""`; `performance` may be
  * absent and then stays absent.
  */
@@ -49,6 +68,7 @@ export const agentBodySchema = z.object(
       error: 'rules must be an array of strings, one rule per string',
     }),
     performance: performanceSchema.optional(),
+    operators: operatorsSchema.optional(),
   },
   { error: 'the body must be a JSON object with inputs, outputs and rules (and optionally name and performance)' },
 );

@@ -10,7 +10,7 @@ export const BACKUP_VERSION = 1;
 const isoDate = z.iso.datetime({ precision: 3 });
 const id = z.string().min(1).max(200);
 const numbers = z.record(z.string(), z.number());
-const definition = agentBodySchema.pick({ inputs: true, outputs: true, rules: true, performance: true }).extend({
+const definition = agentBodySchema.pick({ inputs: true, outputs: true, rules: true, performance: true, operators: true }).extend({
   name: z.string().max(200),
 });
 

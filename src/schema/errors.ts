@@ -18,6 +18,8 @@ export const errorStatus = {
   Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
+  /** GET /agent/:id or /version/:id asked for a model file the agent cannot be written as */
+  NotAcceptable: 406,
   /** the request conflicts with the data: too little feedback to optimise, or the agent changed meanwhile */
   Conflict: 409,
   Gone: 410,

@@ -59,10 +59,10 @@ export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<A
   return db.agents.where('userID').equals(userID).toArray();
 }
 
-/** What a body sets on an agent; a PUT without `performance` removes the agent's. */
-function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance'> {
-  const { name, inputs, outputs, rules, performance } = body;
-  return { name, inputs, outputs, rules, ...(performance ? { performance } : {}) };
+/** What a body sets on an agent; a PUT without `performance` (or `operators`) removes the agent's. */
+function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'> {
+  const { name, inputs, outputs, rules, performance, operators } = body;
+  return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
 }
 
 function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): VersionRecord {
@@ -75,6 +75,7 @@ function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): Vers
     outputs: agent.outputs,
     rules: agent.rules,
     ...(agent.performance ? { performance: agent.performance } : {}),
+    ...(agent.operators ? { operators: agent.operators } : {}),
     parsed_rules: parsedRules,
     createdAt: agent.updatedAt,
     seq,
@@ -116,7 +117,7 @@ export function updateAgent(
   return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     // Taken after the read, so concurrent PUTs (serialised by IndexedDB) get increasing times.
-    const { performance: _replaced, ...kept } = current;
+    const { performance: _replaced, operators: _replacedToo, ...kept } = current;
     const agent: AgentRecord = {
       ...kept,
       ...definitionOf(body),

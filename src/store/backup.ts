@@ -16,13 +16,13 @@ type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
 export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & { parsed_rules: unknown[] });
 
 export function versionLine(version: VersionRecord, retired: boolean): VersionLine {
-  const { id, versionOf, name, inputs, outputs, rules, performance, createdAt, seq } = version;
-  return { kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, seq, retired };
+  const { id, versionOf, name, inputs, outputs, rules, performance, operators, createdAt, seq } = version;
+  return { kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, seq, retired };
 }
 
 export function agentLine(agent: AgentRecord): BackupRecord {
-  const { id, name, inputs, outputs, rules, performance, createdAt, updatedAt, latestVersion, versionCount } = agent;
-  return { kind: 'agent', id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion, versionCount };
+  const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion, versionCount } = agent;
+  return { kind: 'agent', id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion, versionCount };
 }
 
 const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });

@@ -1,8 +1,8 @@
 import type { Outputs, Trace } from '../engine/types.js';
 import type { AgentBody } from '../schema/agent.js';
 
-/** inputs, outputs, rules and performance (absent when the agent has none), as the REST interface sends them */
-type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'performance'>;
+/** inputs, outputs, rules, performance and operators (each absent when the agent has none), as the REST interface sends them */
+type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'>;
 
 // What IndexedDB holds. Response shapes live in src/schema; these add the fields only the
 // service needs (owner, ordering counters, key hashes) and leave out what can be recomputed.

@@ -3,12 +3,13 @@ import { agentBodySchema } from '../../schema/agent.js';
 import { validationError } from '../../schema/errors.js';
 import type { AgentRecord } from '../../store/records.js';
 import { compileOrReject } from '../compiled-agents.js';
+import { modelResponse, preferredModelFormat } from '../model-files.js';
 import { param, type Context } from '../context.js';
 import { json, ok } from '../http.js';
 
 export function agentView(agent: AgentRecord): Agent {
-  const { id, name, inputs, outputs, rules, performance, createdAt, updatedAt, latestVersion } = agent;
-  return { id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion };
+  const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion } = agent;
+  return { id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion };
 }
 
 /** Validates a POST or PUT body completely: shape first, then everything the engine checks. */
@@ -33,9 +34,17 @@ export async function createAgent(context: Context): Promise<Response> {
   return json(agentView(agent), { Location: location.href });
 }
 
-/** GET /agent/:id */
+/** GET /agent/:id, as JSON or, when Accept prefers one, as a model file */
 export async function readAgent(context: Context): Promise<Response> {
-  return json(agentView(await context.service.store.readAgent(context.userID, param(context, 'id'))));
+  const agent = await context.service.store.readAgent(context.userID, param(context, 'id'));
+  const format = preferredModelFormat(context.request.headers.get('accept'));
+  if (format) return modelResponse(format, modelOf(agent));
+  return json(agentView(agent), { Vary: 'Accept' });
+}
+
+/** An agent or a version as a model file holds it. */
+export function modelOf({ name, inputs, outputs, rules, operators }: Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'operators'>) {
+  return { name, definition: { inputs, outputs, rules, ...(operators ? { operators } : {}) } };
 }
 
 /** PUT /agent/:id */

@@ -11,12 +11,13 @@ import { json } from '../http.js';
 const SEED = 1;
 
 /** The proposal in the REST interface's (mutable) shape. */
-function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'outputs' | 'rules'> {
+function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'> {
   const copy = (variables: AgentDefinition['inputs']) =>
     Object.fromEntries(
       Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, [...points]]))]),
     );
-  return { inputs: copy(definition.inputs), outputs: copy(definition.outputs), rules: [...definition.rules] };
+  const operators = definition.operators && { operators: { ...definition.operators } };
+  return { inputs: copy(definition.inputs), outputs: copy(definition.outputs), rules: [...definition.rules], ...operators };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { AgentVersion, VersionSummary } from '../../schema/agent.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
+import { modelResponse, preferredModelFormat } from '../model-files.js';
+import { modelOf } from './agents.js';
 
 /** GET /agent/:id/version: oldest first. */
 export async function listAgentVersions(context: Context): Promise<Response> {
@@ -8,10 +10,12 @@ export async function listAgentVersions(context: Context): Promise<Response> {
   return json(versions.map(({ id, createdAt }): VersionSummary => ({ id, createdAt })));
 }
 
-/** GET /version/:id */
+/** GET /version/:id, as JSON or, when Accept prefers one, as a model file */
 export async function readVersion(context: Context): Promise<Response> {
   const record = await context.service.store.readVersion(context.userID, param(context, 'id'));
-  const { id, versionOf, userID, name, inputs, outputs, rules, performance, parsed_rules, createdAt } = record;
+  const format = preferredModelFormat(context.request.headers.get('accept'));
+  if (format) return modelResponse(format, modelOf(record));
+  const { id, versionOf, userID, name, inputs, outputs, rules, performance, operators, parsed_rules, createdAt } = record;
   const version: AgentVersion = {
     id,
     versionOf,
@@ -21,8 +25,9 @@ export async function readVersion(context: Context): Promise<Response> {
     outputs,
     rules,
     ...(performance ? { performance } : {}),
+    ...(operators ? { operators } : {}),
     parsed_rules,
     createdAt,
   };
-  return json(version);
+  return json(version, { Vary: 'Accept' });
 }

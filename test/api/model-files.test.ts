@@ -1,0 +1,136 @@
+// Model files over REST (SPEC 7) and the operators setting, through fetch() → msw → handle().
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { readModel } from '../../src/formats/index.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
+
+const shared = (path: string) => readFileSync(new URL(`../../../shared/${path}`, import.meta.url), 'utf8');
+
+let t: TestService;
+let key: string;
+beforeEach(async () => {
+  t = await createTestService();
+  key = await t.signup('models');
+});
+afterEach(() => t.close());
+
+/** fetch() with the key, for answers that are not JSON */
+function raw(method: string, path: string, headers: Record<string, string>, body?: string) {
+  return fetch(new URL(path, t.baseURL), { method, headers: { Authorization: `Bearer ${key}`, ...headers }, ...(body === undefined ? {} : { body }) });
+}
+
+describe('model files in', () => {
+  test('POST /agent takes an FCL file: the agent with its operators, evaluating to fuzzylite\'s published outputs', async () => {
+    const text = shared('fuzzylite-examples/near-compatible/mamdani/matlab/tank2.fcl');
+    const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(created.status).toBe(200);
+    expect(created.body.name).toBe('tank2');
+    expect(created.body.operators).toEqual({ and: 'product', or: 'probabilisticSum', implication: 'product' });
+    expect(created.body.rules).toEqual(readModel('fcl', text).definition.rules);
+    // fuzzylite's tank2.fld: level 0.225806452, change 0.080645161 → valve −0.5 (Centroid 200)
+    const [header, ...rows] = shared('fuzzylite-examples/near-compatible/mamdani/matlab/tank2.fld').trim().split('\n');
+    expect(header).toBe('level change valve');
+    for (const row of rows.filter((_, i) => i % 97 === 0)) {
+      const [level, change, valve] = row.split(' ').map(Number) as [number, number, number];
+      const evaluated = await t.call('POST', `agent/${created.body.id}`, { key, body: { level, change } });
+      expect(evaluated.status).toBe(200);
+      if (Number.isNaN(valve)) expect(evaluated.body.valve).toBeUndefined();
+      else expect(Math.abs(evaluated.body.valve - valve)).toBeLessThanOrEqual(2e-4);
+    }
+  });
+
+  test('PUT /agent/:id takes FLL and FIS files; a charset other than UTF-8 is refused', async () => {
+    const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
+    const fll = shared('fuzzylite-examples/mamdani/SimpleDimmer.fll');
+    const updated = await t.call('PUT', `agent/${created.body.id}`, { key, body: fll, headers: { 'Content-Type': 'text/x-fll; charset=utf-8' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'SimpleDimmer', ...readModel('fll', fll).definition });
+    expect('operators' in updated.body).toBe(false);
+    const fis = shared('fuzzylite-examples/near-compatible/mamdani/ObstacleAvoidance.fis');
+    const again = await t.call('PUT', `agent/${created.body.id}`, { key, body: fis, headers: { 'Content-Type': 'text/x-fis' } });
+    expect(again.body.operators).toEqual({ implication: 'product' });
+    const latin = await t.call('PUT', `agent/${created.body.id}`, { key, body: fis, headers: { 'Content-Type': 'text/x-fis; charset=latin1' } });
+    expect(latin.status).toBe(400);
+    expect(latin.body.message).toMatch(/the body must be UTF-8 text/);
+  });
+
+  test('a file fuzzbox cannot express is a 400 naming the line and construct, and changes nothing', async () => {
+    const before = await t.snapshot();
+    const text = shared('fuzzylite-examples/mamdani/SimpleDimmerInverse.fcl');
+    const refused = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ status: 'error', error: 'ValidationError' });
+    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 33: the Cosine term "LOW" is not supported/);
+    expect(refused.body.issues).toEqual([{ path: 'line 33', message: expect.stringMatching(/^Cosine: line 33: /) }]);
+    expect(await t.snapshot()).toBe(before);
+    // evaluation takes JSON only
+    const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
+    const evaluated = await t.call('POST', `agent/${created.body.id}`, { key, body: 'FUNCTION_BLOCK x', headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(evaluated.status).toBe(400);
+    expect(evaluated.body.message).toMatch(/send the body as JSON with "Content-Type: application\/json" \(got "text\/x-fcl"\)/);
+  });
+});
+
+describe('model files out', () => {
+  test('GET /agent/:id and GET /version/:id answer in the format Accept prefers, JSON otherwise', async () => {
+    const text = shared('fuzzylite-examples/mamdani/matlab/shower.fis');
+    const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fis' } });
+    const model = readModel('fis', text);
+    for (const [format, mediaType] of [['fll', 'text/x-fll'], ['fcl', 'text/x-fcl'], ['fis', 'text/x-fis']] as const) {
+      const agent = await raw('GET', `agent/${created.body.id}`, { Accept: `application/json;q=0.5, ${mediaType}` });
+      expect(agent.status).toBe(200);
+      expect(agent.headers.get('content-type')).toBe(`${mediaType}; charset=utf-8`);
+      expect(agent.headers.get('vary')).toBe('Accept');
+      expect(readModel(format, await agent.text())).toEqual(model);
+      const version = await raw('GET', `version/${created.body.latestVersion}`, { Accept: mediaType });
+      expect(readModel(format, await version.text())).toEqual(model);
+    }
+    for (const accept of ['*/*', 'application/json, text/x-fcl;q=0.9', 'text/html', 'text/x-fcl;q=0, application/*']) {
+      const answer = await t.call('GET', `agent/${created.body.id}`, { key, headers: { Accept: accept } });
+      expect(answer.headers.get('content-type'), accept).toBe('application/json; charset=utf-8');
+      expect(answer.body.name).toBe('shower');
+    }
+  });
+
+  test('an agent a format cannot hold is a 406 saying why', async () => {
+    const spaced = { ...tippingAgent(), inputs: { 'service quality': tippingAgent().inputs.service }, rules: ['IF "service quality" IS poor THEN tip IS low'] };
+    const created = await t.call('POST', 'agent', { key, body: spaced });
+    const refused = await t.call('GET', `agent/${created.body.id}`, { key, headers: { Accept: 'text/x-fcl' } });
+    expect(refused.status).toBe(406);
+    expect(refused.body).toMatchObject({ status: 'error', error: 'NotAcceptable' });
+    expect(refused.body.message).toMatch(/^this agent cannot be written as FCL: the name "service quality" cannot be written in FCL/);
+    const fis = await raw('GET', `agent/${created.body.id}`, { Accept: 'text/x-fis' });
+    expect(readModel('fis', await fis.text()).definition.inputs).toEqual(spaced.inputs);
+  });
+});
+
+describe('the operators setting', () => {
+  test('is kept on the agent and each version, used by evaluation, and absent when not sent', async () => {
+    const plain = await t.call('POST', 'agent', { key, body: tippingAgent() });
+    expect('operators' in plain.body).toBe(false);
+    const version = await t.call('GET', `version/${plain.body.latestVersion}`, { key });
+    expect('operators' in version.body).toBe(false);
+    const operators = { and: 'product', implication: 'product' };
+    const updated = await t.call('PUT', `agent/${plain.body.id}`, { key, body: { ...tippingAgent(), operators } });
+    expect(updated.body.operators).toEqual(operators);
+    expect((await t.call('GET', `version/${updated.body.latestVersion}`, { key })).body.operators).toEqual(operators);
+    // service 7.5: poor 0, good 0.5, excellent 0.5; scaled medium [10, 15, 20] and high [20, 25, 30] at 0.5 are symmetric about 20
+    const evaluated = await t.call('POST', `agent/${plain.body.id}`, { key, body: { service: 7.5 } });
+    expect(evaluated.body.tip).toBeCloseTo(20, 12);
+    const log = await t.call('GET', `evaluation/${evaluated.headers.get('x-evaluation-id')}`, { key });
+    expect(log.body.clipped.tip.medium).toEqual([[10, 0], [15, 0.5], [20, 0]]);
+    const removed = await t.call('PUT', `agent/${plain.body.id}`, { key, body: tippingAgent() });
+    expect('operators' in removed.body).toBe(false);
+  });
+
+  test('anything else is a 400 by path', async () => {
+    const refused = await t.call('POST', 'agent', { key, body: { ...tippingAgent(), operators: { and: 'mean', xor: 'max' } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues).toEqual(
+      expect.arrayContaining([
+        { path: 'operators.and', message: 'and is "min" or "product"' },
+        { path: 'operators', message: 'unknown operator "xor": an agent chooses "and", "or" and "implication"' },
+      ]),
+    );
+  });
+});
