@@ -77,8 +77,14 @@ async function register(
         'so the worker can never answer its requests; serve the worker from a directory above the page.',
     );
   }
+  // An update failing while a worker of the same URL is active or waiting: that one takes the page.
+  const ours = workerAt(scriptURL);
+  const failed = installFailed.reported.catch((error: unknown) => {
+    if (ours(registration.active) || ours(registration.waiting)) return new Promise<never>(() => {});
+    throw error;
+  });
   await withTimeout(
-    Promise.race([untilControlled(container, registration, scriptURL, installFailed), installFailed.reported]),
+    Promise.race([untilControlled(container, registration, scriptURL, installFailed), failed]),
     timeout,
     'the fuzzbox worker did not take control of this page',
   );
@@ -102,18 +108,25 @@ async function untilControlled(
   scriptURL: string,
   installFailed: InstallFailures,
 ): Promise<void> {
+  const ours = workerAt(scriptURL);
   while (container.controller?.scriptURL !== scriptURL) {
-    const ours = (worker: ServiceWorker | null) => (worker?.scriptURL === scriptURL ? worker : undefined);
     const controlled = nextControllerChange(container);
     const active = ours(registration.active);
     const waiting = ours(registration.waiting);
     const installing = ours(registration.installing);
     if (active) active.postMessage({ type: CLAIM });
     else if (waiting) waiting.postMessage({ type: SKIP_WAITING });
-    if (active || waiting) await controlled;
-    else await nextChange(registration, installing);
-    if (installing?.state === 'redundant') await installFailed.redundant();
+    if (active || waiting) {
+      await controlled;
+    } else {
+      await nextChange(registration, installing);
+      if (installing?.state === 'redundant') await installFailed.redundant();
+    }
   }
+}
+
+function workerAt(scriptURL: string): (worker: ServiceWorker | null) => ServiceWorker | undefined {
+  return (worker) => (worker?.scriptURL === scriptURL ? worker : undefined);
 }
 
 /**
