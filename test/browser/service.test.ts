@@ -41,6 +41,15 @@ async function openControlled(context: BrowserContext): Promise<Page> {
   return page;
 }
 
+/** A page controlled by the worker at `scriptURL`, whose query carries the worker's options. */
+async function openWithWorker(context: BrowserContext, scriptURL: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${shared.server.origin}/`);
+  await page.waitForFunction(() => 'fuzzbox' in window);
+  await page.evaluate((url) => window.fuzzbox.registerFuzzyWorker(url), scriptURL);
+  return page;
+}
+
 /** An account with the fan agent and one evaluation at 12° with feedback. */
 async function seed(page: Page) {
   const account = await call(page, 'POST', '/account', { name: 'browser test' });
@@ -159,10 +168,7 @@ describe('the REST interface in the worker', () => {
 
   it('answers only the service paths under its basePath and leaves every other request to the network', async () => {
     const context = await shared.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${shared.server.origin}/`);
-    await page.waitForFunction(() => 'fuzzbox' in window);
-    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath=/api/'));
+    const page = await openWithWorker(context, '/fuzzbox-sw.js?basePath=/api/');
     const before = shared.server.requests.length;
 
     const about = await call(page, 'GET', '/api/version');
@@ -179,10 +185,7 @@ describe('the REST interface in the worker', () => {
 
   it('reads basePath "" as "/", as the service does', async () => {
     const context = await shared.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${shared.server.origin}/`);
-    await page.waitForFunction(() => 'fuzzbox' in window);
-    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?basePath='));
+    const page = await openWithWorker(context, '/fuzzbox-sw.js?basePath=');
     const before = shared.server.requests.length;
     const about = await call(page, 'GET', '/version');
     expect(about.status).toBe(200);
@@ -193,10 +196,7 @@ describe('the REST interface in the worker', () => {
 
   it("answers its own failures (here a service it cannot create) with the error vocabulary's 500", async () => {
     const context = await shared.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${shared.server.origin}/`);
-    await page.waitForFunction(() => 'fuzzbox' in window);
-    await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js?keepDays=soon'));
+    const page = await openWithWorker(context, '/fuzzbox-sw.js?keepDays=soon');
     const before = shared.server.requests.length;
     const failed = await call(page, 'GET', '/version');
     expect(failed.status).toBe(500);
