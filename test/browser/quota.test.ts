@@ -1,0 +1,106 @@
+// A full disk is not a dead end: in real Chromium with a persistent profile (IndexedDB on disk) and
+// the origin's quota lowered through DevTools, the service fills up to 507, then frees space through
+// its own API: deleting an agent and erasing evaluation logs work on the full disk.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { fanAgent } from './fan-agent.js';
+import { chromiumArgs, chromiumPath, startFixtureServer, type StaticServer } from './harness.js';
+
+let server: StaticServer;
+let context: BrowserContext;
+let profile: string;
+beforeAll(async () => {
+  server = await startFixtureServer();
+  profile = mkdtempSync(join(tmpdir(), 'fuzzbox-quota-'));
+  context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: chromiumArgs });
+});
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+interface Reply {
+  status: number;
+  ids: string[];
+  body: any;
+}
+
+function call(page: Page, method: string, path: string, body?: unknown, apiKey?: string): Promise<Reply> {
+  return page.evaluate(
+    async ({ method, path, body, apiKey }) => {
+      const headers: Record<string, string> = {};
+      if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, ids: (response.headers.get('X-Evaluation-ID') ?? '').split(',').filter(Boolean), body: await response.json() };
+    },
+    { method, path, body, apiKey },
+  );
+}
+
+
+test('fill the quota to 507; on the full disk an agent is deleted and evaluation logs are erased through the API', { timeout: 240_000 }, async () => {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${server.origin}/`);
+  await page.waitForFunction(() => 'fuzzbox' in window);
+  // The origin may hold 3 MB (the worker's script takes 0.3): DevTools overrides the quota Chromium
+  // enforces. Set before the worker opens its database: IndexedDB remembers the room it had when a
+  // connection asked, so an override after that shows only once the room remembered is used up.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin, quotaSize: 3_000_000 });
+  await page.evaluate(() => window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js'));
+  const key: string = (await call(page, 'POST', '/account', { name: 'full disk' })).body.apiKey;
+  const kept = (await call(page, 'POST', '/agent', fanAgent, key)).body.id as string;
+  const spare = (await call(page, 'POST', '/agent', { ...fanAgent, name: 'spare' }, key)).body.id as string;
+  expect((await call(page, 'POST', `/agent/${kept}`, { temperature: 12 }, key)).status).toBe(200);
+
+  // fill, as an app would: batches of 64 and single evaluations, until one is refused
+  const singles: string[] = [];
+  const batches: string[] = [];
+  let refused: Reply | undefined;
+  for (let round = 0; round < 2_000 && !refused; round++) {
+    const batch = await call(page, 'POST', `/agent/${kept}`, Array.from({ length: 64 }, (_, i) => ({ temperature: (i + round) % 30 })), key);
+    if (batch.status !== 200) refused = batch;
+    batches.push(...batch.ids);
+    for (let i = 0; i < 16 && !refused; i++) {
+      const single = await call(page, 'POST', `/agent/${kept}`, { temperature: (round + i / 16) % 30 }, key);
+      if (single.status !== 200) refused = single;
+      singles.push(...single.ids);
+    }
+  }
+  expect(refused?.status).toBe(507);
+  expect(refused?.body.error).toBe('QuotaExceeded');
+  expect(refused?.body.message).toContain('erase evaluation logs');
+  expect(refused?.body.message).toContain('DELETE /evaluation/:id');
+  // a full disk still refuses what adds, and still reads
+  expect((await call(page, 'POST', '/agent', fanAgent, key)).status).toBe(507);
+  expect((await call(page, 'GET', `/agent/${kept}/evaluation?limit=5`, undefined, key)).status).toBe(200);
+
+  // deleting an agent works on the full disk
+  expect((await call(page, 'DELETE', `/agent/${spare}`, undefined, key)).status).toBe(200);
+  expect((await call(page, 'GET', `/agent/${spare}`, undefined, key)).status).toBe(410);
+  // so does erasing logs evaluated alone: list the newest page, erase those
+  const listed = await call(page, 'GET', `/agent/${kept}/evaluation?limit=1000`, undefined, key);
+  expect(listed.status).toBe(200);
+  const alone = (listed.body.evaluations as Array<{ reqID: string }>).map(({ reqID }) => reqID).filter((reqID) => singles.includes(reqID));
+  expect(alone.length).toBeGreaterThan(100);
+  for (const reqID of alone) {
+    const answer = await call(page, 'DELETE', `/evaluation/${reqID}`, undefined, key);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  }
+  const listedAfter = await call(page, 'GET', `/agent/${kept}/evaluation?limit=1000`, undefined, key);
+  const remaining = new Set((listedAfter.body.evaluations as Array<{ reqID: string }>).map(({ reqID }) => reqID));
+  expect(alone.some((reqID) => remaining.has(reqID))).toBe(false);
+  expect((await call(page, 'GET', `/evaluation/${alone[0]}`, undefined, key)).status).toBe(404);
+  // Chromium keeps IndexedDB in LevelDB, which gives erased records' bytes back only when it
+  // compacts (not while this test runs): what still adds is refused with the same advice, and
+  // nothing half-written; the stored logs read as before
+  const still = await call(page, 'POST', `/agent/${kept}`, { temperature: 15 }, key);
+  expect([200, 507]).toContain(still.status);
+  if (still.status === 507) expect(still.body.message).toContain('erase evaluation logs');
+  expect((await call(page, 'GET', `/evaluation/${batches[0]}`, undefined, key)).status).toBe(200);
+});
