@@ -3,6 +3,7 @@
 // typed client exactly as any app would. The engine is also loaded in the page, only to draw
 // each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
 import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerUpdate } from '../src/client/index.js';
+import { mountDataPanel } from './data-panel.js';
 import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
 import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
@@ -58,6 +59,7 @@ async function start(): Promise<void> {
   addEventListener('offline', showConnectivity);
   await showAgentList(localStorage.getItem(storageKey('agent')));
   mountOptimisePanel();
+  mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
 }
 
 /** A new build of the worker is waiting: switching keeps every record, so offer it plainly. */
