@@ -4,8 +4,8 @@
 // (several short ones may share a line, separated by ';').
 
 import { compileAgent } from '../engine/index.js';
-import type { AgentDefinition, Operators } from '../engine/types.js';
-import { checkedModel, FormatError, numbers, operatorsSetting, pointsTerm, readRule, resolveSets, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
+import type { Operators } from '../engine/types.js';
+import { buildModel, FormatError, numbers, pointsTerm, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
 
 const FORMAT = 'FCL';
 const AND: Record<string, Operators['and']> = { MIN: 'min', PROD: 'product' };
@@ -170,24 +170,13 @@ export function readFcl(text: string): Model {
     }
   });
 
-  const lines = new Map<string, number>();
-  const sets = (kind: 'input' | 'output') =>
-    Object.fromEntries(
-      declared[kind].map((variableName) => {
-        const found = variables.get(`${kind}:${variableName}`);
-        if (!found) throw new FormatError(0, kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY', `${kind} "${variableName}" is declared but has no ${kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY'} block`);
-        lines.set(`${kind}s.${variableName}`, found.line);
-        for (const term of found.terms) lines.set(`${kind}s.${variableName}.${term.name}`, term.line);
-        return [variableName, resolveSets(found, kind === 'output')];
-      }),
-    );
-  const definition: AgentDefinition = {
-    inputs: sets('input'),
-    outputs: sets('output'),
-    rules,
-    ...operatorsSetting(operators ?? { and: 'min', or: 'max', implication: 'min' }),
-  };
-  return checkedModel(name, definition, { variables: lines, rules: ruleLines, file: 1 });
+  const blocks = (kind: 'input' | 'output') =>
+    declared[kind].map((variableName) => {
+      const found = variables.get(`${kind}:${variableName}`);
+      if (!found) throw new FormatError(0, kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY', `${kind} "${variableName}" is declared but has no ${kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY'} block`);
+      return found;
+    });
+  return buildModel(name, blocks('input'), blocks('output'), rules, ruleLines, operators ?? { and: 'min', or: 'max', implication: 'min' });
 }
 
 /** Writes an agent as FCL (terms as IEC points); throws FormatError for a name FCL cannot hold. */

@@ -3,8 +3,8 @@
 // per output, a weight and its connective (1: AND, 2: OR), so only flat rules can be written.
 
 import { compileAgent, printRule } from '../engine/index.js';
-import type { AgentDefinition, Condition, IfRule, Operators } from '../engine/types.js';
-import { checkedModel, FormatError, number, numbers, operatorsSetting, resolveSets, setShapeOf, show, type Model, type Term, type Variable } from './model.js';
+import type { Condition, IfRule, Operators } from '../engine/types.js';
+import { buildModel, FormatError, number, numbers, setShapeOf, show, type Model, type Term, type Variable } from './model.js';
 
 const FORMAT = 'FIS';
 const AND: Record<string, Operators['and']> = { min: 'min', prod: 'product' };
@@ -123,17 +123,7 @@ export function readFis(text: string): Model {
     ruleLines.push(line);
   }
 
-  const lines = new Map<string, number>();
-  const sets = (list: Variable[], kind: 'inputs' | 'outputs') =>
-    Object.fromEntries(
-      list.map((v) => {
-        lines.set(`${kind}.${v.name}`, v.line);
-        for (const term of v.terms) lines.set(`${kind}.${v.name}.${term.name}`, term.line);
-        return [v.name, resolveSets(v, kind === 'outputs')];
-      }),
-    );
-  const definition: AgentDefinition = { inputs: sets(inputs, 'inputs'), outputs: sets(outputs, 'outputs'), rules, ...operatorsSetting(operators) };
-  return checkedModel(system.get('Name')?.value ?? '', definition, { variables: lines, rules: ruleLines, file: 1 });
+  return buildModel(system.get('Name')?.value ?? '', inputs, outputs, rules, ruleLines, operators);
 }
 
 /** One flat rule as a FIS row, or a FormatError saying why it cannot be one. */

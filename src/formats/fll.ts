@@ -2,8 +2,8 @@
 // and `RuleBlock:` sections of `key: value` lines.
 
 import { compileAgent } from '../engine/index.js';
-import { checkedModel, FormatError, numbers, operatorsSetting, readRule, resolveSets, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
-import type { AgentDefinition, Operators } from '../engine/types.js';
+import { buildModel, FormatError, numbers, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
+import type { Operators } from '../engine/types.js';
 
 const FORMAT = 'FLL';
 const CONJUNCTIONS: Record<string, Operators['and']> = { Minimum: 'min', AlgebraicProduct: 'product', none: undefined };
@@ -135,22 +135,7 @@ export function readFll(text: string): Model {
   });
   closeBlock();
 
-  const variables = new Map<string, number>();
-  const sets = (list: Variable[], kind: 'inputs' | 'outputs') =>
-    Object.fromEntries(
-      list.map((v) => {
-        variables.set(`${kind}.${v.name}`, v.line);
-        for (const term of v.terms) variables.set(`${kind}.${v.name}.${term.name}`, term.line);
-        return [v.name, resolveSets(v, kind === 'outputs')];
-      }),
-    );
-  const definition: AgentDefinition = {
-    inputs: sets(inputs, 'inputs'),
-    outputs: sets(outputs, 'outputs'),
-    rules,
-    ...operatorsSetting(operators ?? { and: 'min', or: 'max', implication: 'min' }),
-  };
-  return checkedModel(name, definition, { variables, rules: ruleLines, file: 1 });
+  return buildModel(name, inputs, outputs, rules, ruleLines, operators ?? { and: 'min', or: 'max', implication: 'min' });
 }
 
 /** Writes an agent as FLL; throws FormatError for a name FLL cannot hold or a rule it cannot express. */

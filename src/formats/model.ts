@@ -153,8 +153,25 @@ export function readRule(text: string, line: number): string {
   }
 }
 
-/** Compiles what a file described; an issue is reported at the line of the variable, term or rule it concerns. */
-export function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
+/**
+ * The model a file described, checked by compiling it: an issue is reported at the line of the
+ * variable, term or rule it concerns. `ruleLines[i]` is the line of rules[i].
+ */
+export function buildModel(name: string, inputs: readonly Variable[], outputs: readonly Variable[], rules: string[], ruleLines: number[], operators: Required<Operators>): Model {
+  const lines = new Map<string, number>();
+  const sets = (list: readonly Variable[], kind: 'inputs' | 'outputs') =>
+    Object.fromEntries(
+      list.map((variable) => {
+        lines.set(`${kind}.${variable.name}`, variable.line);
+        for (const term of variable.terms) lines.set(`${kind}.${variable.name}.${term.name}`, term.line);
+        return [variable.name, resolveSets(variable, kind === 'outputs')];
+      }),
+    );
+  const definition: AgentDefinition = { inputs: sets(inputs, 'inputs'), outputs: sets(outputs, 'outputs'), rules, ...operatorsSetting(operators) };
+  return checkedModel(name, definition, { variables: lines, rules: ruleLines, file: 1 });
+}
+
+function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
   try {
     compileAgent(definition);
   } catch (error) {
