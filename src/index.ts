@@ -33,7 +33,7 @@ export type {
   ImportResult,
   RetentionPolicy,
 } from './schema/index.js';
-export { ApiError } from './schema/index.js';
+export { ApiError, type IssueList } from './schema/index.js';
 export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
-export type { ImportRecord } from './store/backup.js';
+export type { ImportRecord, VersionLine } from './store/backup.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace } from './store/records.js';

@@ -7,6 +7,7 @@ export { requestPersistence } from './persistence.js';
 export type {
   AgentDefinition,
   Inputs,
+  Operators,
   Outputs,
   SetDefinition,
   ValidationIssue,

@@ -9,6 +9,7 @@ import type { Model } from './model.js';
 
 export { readFcl, writeFcl, readFis, writeFis, readFll, writeFll };
 export { FormatError, type Model } from './model.js';
+export type { AgentDefinition, Operators, SetDefinition, VariableDefinition } from '../engine/types.js';
 
 export type ModelFormat = 'fcl' | 'fll' | 'fis';
 

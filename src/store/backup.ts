@@ -11,7 +11,8 @@ const EXPORT_PAGE = 256;
 /** Log groups per export page: up to 64 logs each. */
 const GROUP_PAGE = 16;
 
-type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
+/** A version as a backup file holds it. */
+export type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
 /** A backup record ready to store: a version's rules come parsed (the API compiles every definition). */
 export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & { parsed_rules: unknown[] });
 

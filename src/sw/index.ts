@@ -9,6 +9,7 @@ import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFai
 import { offlineFiles, type OfflineFile } from './offline.js';
 
 export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure, type OfflineFile };
+export type { RetentionPolicy };
 
 export interface FuzzyWorkerOptions {
   /** Where the REST interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */

@@ -14,6 +14,7 @@ const root = resolve(import.meta.dirname, '../..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   name: string;
   exports: Record<string, string | Record<string, string>>;
+  peerDependencies?: Record<string, string>;
 };
 
 /** Where each entry point is used, and so which `lib` its consumer compiles with; default a page. */
@@ -22,7 +23,7 @@ type Environment = 'page' | 'worker' | 'node';
 const environments: Record<Environment, { lib: string[]; types: string[]; uses?: string }> = {
   page: { lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], uses: 'uses-page.ts' },
   worker: { lib: ['ES2022', 'WebWorker'], types: [], uses: 'uses-worker.ts' },
-  node: { lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: ['node'] },
+  node: { lib: ['ES2022'], types: ['node'] },
 };
 const modes = [
   { moduleResolution: 'NodeNext', module: 'NodeNext' },
@@ -60,16 +61,16 @@ beforeAll(() => {
   }>;
   packedFiles = packed!.files.map((file) => file.path);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const extra = entriesOf('node').length > 0 ? [`@types/node@${installedVersion('@types/node')}`] : [];
-  // fuzzbox/vite runs inside an app's Vite: its optional peer dependency, there as in any Vite app.
-  if (entriesOf('node').includes('fuzzbox/vite')) extra.push(`vite@${installedVersion('vite')}`);
+  // What a consumer of a Node-side entry has anyway: Node's types, and every peer (e.g. vite for fuzzbox/vite).
+  const peers = Object.keys(packageJson.peerDependencies ?? {});
+  const extra = entriesOf('node').length > 0 ? ['@types/node', ...peers].map((name) => `${name}@${installedVersion(name)}`) : [];
   // From npm's cache when it holds the dependencies (it does after `npm ci`); the registry otherwise.
   npm(['install', `./${packed!.filename}`, ...extra, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], consumer);
   for (const file of ['uses-page.ts', 'uses-worker.ts']) copyFileSync(join(import.meta.dirname, 'consumer', file), join(consumer, file));
   for (const environment of Object.keys(environments) as Environment[]) {
     writeFileSync(join(consumer, `entries-${environment}.ts`), entriesFile(entriesOf(environment)));
   }
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
   if (consumer) rmSync(consumer, { recursive: true, force: true });
