@@ -39,15 +39,17 @@ beforeAll(async () => {
 });
 
 describe('the example app', () => {
-  it('type-checks against the published types of fuzzbox/vite and fuzzbox/client (strict, skipLibCheck off)', () => {
+  // As Vite's app templates do, with skipLibCheck; test/package/consumer.test.ts checks the published types themselves.
+  it('type-checks (strict) against the built types of fuzzbox/vite and fuzzbox/client', () => {
     execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', example], { cwd: root, encoding: 'utf8' });
-  });
+  }, 60_000);
 
   it('is built with the worker at its root, listing every built file with a revision', () => {
     const worker = readFileSync(join(exampleBuild, 'fuzzbox-sw.js'), 'utf8');
     const manifest = JSON.parse(/^self\.__WB_MANIFEST = (.*);$/m.exec(worker)![1]!) as Array<{ url: string; revision: string }>;
-    const urls = manifest.map((entry) => entry.url).sort();
-    expect(urls).toEqual([expect.stringMatching(/^assets\/index-.*\.css$/), expect.stringMatching(/^assets\/index-.*\.js$/), 'index.html']);
+    const urls = manifest.map((entry) => entry.url);
+    expect(urls).toHaveLength(3);
+    expect(urls).toEqual(expect.arrayContaining([expect.stringMatching(/^assets\/index-.*\.css$/), expect.stringMatching(/^assets\/index-.*\.js$/), 'index.html']));
     for (const { url, revision } of manifest) {
       expect(revision).toBe(createHash('sha256').update(readFileSync(join(exampleBuild, url))).digest('hex').slice(0, 20));
     }
