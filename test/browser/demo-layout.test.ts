@@ -180,7 +180,7 @@ describe('the demo as a person sees it', () => {
       expect(await page.locator('#outputs .set-name title').allTextContents()).toEqual(Object.keys(longNames.outputs['minutes until delivery']));
       await screenshot(page, `demo-long-names-${screen.width}`);
       await context.close();
-    });
+    }, 120_000);
   }
 
   it('simulates rated answers for any agent, from its own inputs and outputs', async () => {
@@ -192,7 +192,7 @@ describe('the demo as a person sees it', () => {
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^200 explored evaluations rated by simulated users/);
     await context.close();
-  });
+  }, 120_000);
 
   it('after optimising, says in words what moved and what it does to the answer on screen', async () => {
     const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -227,7 +227,7 @@ describe('the demo as a person sees it', () => {
     await panel.scrollIntoViewIfNeeded();
     await screenshot(page, 'demo-optimised-1280');
     await context.close();
-  });
+  }, 120_000);
 
   it('after deleting agents: the status and the panel say nothing stale, and the last one stays deleted', async () => {
     const context = await shared.browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -262,5 +262,5 @@ describe('the demo as a person sees it', () => {
     await waitForAnswer(page);
     expect(await page.locator('#agent-select option').allTextContents()).toEqual(['Tipping advisor']);
     await context.close();
-  });
+  }, 120_000);
 });

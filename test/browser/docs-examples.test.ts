@@ -246,7 +246,7 @@ describe('README and docs examples, run as written (run `npm run build` first)',
     it(`${example.document} (${example.place}): runs, and every value its comments state is what it produces`, async () => {
       const ran = example.place === 'node' ? runInNode(example) : await runInBrowser(example);
       expect(compare(example, ran)).toEqual([]);
-    });
+    }, 60_000);
   }
 
   it('a stated value that the code does not produce is caught', () => {
