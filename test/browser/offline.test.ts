@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
 import { useChromium } from './chromium.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
 
@@ -26,11 +27,26 @@ function writeWorker(files: Array<{ url: string; revision: string }>): void {
 }
 
 const shared = useChromium(async () => {
-  requireBuild('dist/fuzzbox-sw.js');
+  requireBuild('dist/fuzzbox-sw.js', 'dist/sw.js');
   rmSync(site, { recursive: true, force: true });
   mkdirSync(site, { recursive: true });
   write('index.html', '<!doctype html><title>offline site</title><p>the page</p>');
   write('unlisted.txt', 'from the network');
+  // An app's own worker written with fuzzbox/sw (the package by its name), bundled by Vite.
+  write(
+    'own-sw-source.ts',
+    "import { installFuzzyService } from 'fuzzbox/sw';\n" +
+      "installFuzzyService(self as unknown as ServiceWorkerGlobalScope, { offlineFiles: [{ url: 'index.html', revision: '1' }, { url: 'page.txt', revision: '1' }] });\n",
+  );
+  await build({
+    configFile: false,
+    logLevel: 'warn',
+    build: {
+      outDir: site,
+      emptyOutDir: false,
+      lib: { entry: join(site, 'own-sw-source.ts'), formats: ['iife'], name: 'ownWorker', fileName: () => 'own-sw.js' },
+    },
+  });
   return startStaticServer({ '/': 'test-output/offline-site', '/fuzzbox-sw.js': 'dist/fuzzbox-sw.js' });
 });
 
@@ -43,14 +59,14 @@ function firstDeploy(): void {
 }
 
 /** Opens the site and waits until the app's worker controls it (its first install claims the page). */
-async function openControlled(context: BrowserContext): Promise<Page> {
+async function openControlled(context: BrowserContext, workerURL = '/app-sw.js'): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${shared.server.origin}/`);
-  await page.evaluate(async () => {
+  await page.evaluate(async (workerURL) => {
     const controlled = new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
-    await navigator.serviceWorker.register('/app-sw.js');
+    await navigator.serviceWorker.register(workerURL);
     await controlled;
-  });
+  }, workerURL);
   return page;
 }
 
@@ -143,6 +159,19 @@ describe('offline files', () => {
     // A page is the same page whatever its query.
     await page.goto(`${shared.server.origin}/?from=a-link`);
     expect(await page.textContent('p')).toBe('the page');
+    await context.setOffline(false);
+    await context.close();
+  });
+
+  it('works the same in an app\'s own worker bundled from fuzzbox/sw, beside the REST interface', async () => {
+    write('page.txt', 'first deploy');
+    const context = await shared.browser.newContext();
+    const page = await openControlled(context, '/own-sw.js');
+    await context.setOffline(true);
+    expect(await fetchText(page, '/page.txt')).toBe('first deploy');
+    await page.reload();
+    expect(await page.textContent('p')).toBe('the page');
+    expect(await page.evaluate(async () => (await fetch('/version')).status)).toBe(200);
     await context.setOffline(false);
     await context.close();
   });
