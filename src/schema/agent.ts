@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../engine/types.js';
 import { OPERATOR_CHOICES } from '../engine/validate.js';
+import { recordError } from './errors.js';
 
 const nameText = (what: string) =>
   z
@@ -17,19 +18,19 @@ export const setDefinitionSchema = z
   .max(4, { error: 'a set needs 2 (slope), 3 (triangle) or 4 (trapezoid) points' });
 
 export const variableSchema = z.record(nameText('a set name'), setDefinitionSchema, {
-  error: 'a variable must be an object mapping set name → set definition',
+  error: recordError('a variable must be an object mapping set name → set definition'),
 });
 
 const variablesSchema = (what: 'inputs' | 'outputs') =>
   z.record(nameText('a variable name'), variableSchema, {
-    error: `${what} must be an object mapping variable name → { set name → set definition }`,
+    error: recordError(`${what} must be an object mapping variable name → { set name → set definition }`),
   });
 
 /** metric name → the direction feedback on it should drive the agent, e.g. `{"profit": "maximize"}` */
 export const performanceSchema = z.record(
   nameText('a metric name'),
   z.enum(['maximize', 'minimize'], { error: 'a metric\'s goal must be "maximize" or "minimize"' }),
-  { error: 'performance must be an object mapping metric name → "maximize" or "minimize", e.g. {"profit": "maximize"}' },
+  { error: recordError('performance must be an object mapping metric name → "maximize" or "minimize", e.g. {"profit": "maximize"}') },
 );
 export type Performance = z.infer<typeof performanceSchema>;
 

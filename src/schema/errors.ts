@@ -129,6 +129,15 @@ export const errorBodySchema = z.object({
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
+/**
+ * The error of a `z.record`: for a key that fails its own schema (an empty or too long name), that
+ * schema's message, not `message`, which says what the whole record should be.
+ */
+export function recordError(message: string) {
+  return (issue: z.core.$ZodRawIssue): string =>
+    issue.code === 'invalid_key' ? ((issue.issues as Array<{ message: string }> | undefined)?.[0]?.message ?? message) : message;
+}
+
 /** Zod's issue path `["inputs", "very low", 1]` as `inputs.very low[1]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   return path

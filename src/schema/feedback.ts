@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordError } from './errors.js';
 
 const metricMap = z
   .record(
@@ -7,7 +8,7 @@ const metricMap = z
       .min(1, { error: 'a metric name must not be empty' })
       .max(200, { error: 'a metric name must be at most 200 characters' }),
     z.number({ error: 'every metric value must be a finite number' }),
-    { error: 'feedback must map metric name → number' },
+    { error: recordError('feedback must map metric name → number') },
   )
   .refine((data) => Object.keys(data).length > 0, { error: 'feedback must carry at least one metric' });
 

@@ -50,6 +50,13 @@ describe('400', () => {
     expect(body.error).toBe('ValidationError');
     expect(body.issues?.map((issue) => issue.path).sort()).toEqual(['inputs.service.poor', 'name', 'performance.profit', 'rules']);
     expect(body.issues?.find((issue) => issue.path === 'performance.profit')?.message).toMatch(/"maximize" or "minimize"/);
+    const badNames = { ...tippingAgent(), inputs: { '': { low: [0, 1] } }, performance: { '': 'maximize', ['m'.repeat(201)]: 'minimize' } };
+    const names = await expectRefused(400, () => t.call('POST', 'agent', { key, body: badNames }));
+    expect(names.issues?.map((issue) => issue.message).sort()).toEqual([
+      'a metric name must be at most 200 characters',
+      'a metric name must not be empty',
+      'a variable name must not be empty',
+    ]);
     const notAnObject = await expectRefused(400, () => t.call('POST', 'agent', { key, body: { ...tippingAgent(), performance: ['profit'] } }));
     expect(notAnObject.issues?.[0]?.message).toMatch(/metric name → "maximize" or "minimize"/);
     expect(body.issues?.find((issue) => issue.path === 'inputs.service.poor')?.message).toMatch(/2 \(slope\), 3 \(triangle\) or 4/);
