@@ -27,11 +27,11 @@ test('the list of names is the one the issue names', () => {
 test('Object.prototype member names through create, evaluate, feedback and optimise', async () => {
   await fc.assert(
     fc.asyncProperty(
+      // variables and metrics distinct (a ?meta= name equal to an output is refused); sets drawn apart
+      fc.uniqueArray(fc.constantFrom(...prototypeNames), { minLength: 5, maxLength: 5 }),
       fc.uniqueArray(fc.constantFrom(...prototypeNames), { minLength: 3, maxLength: 3 }),
-      fc.uniqueArray(fc.constantFrom(...prototypeNames), { minLength: 3, maxLength: 3 }),
-      fc.uniqueArray(fc.constantFrom(...prototypeNames), { minLength: 2, maxLength: 2 }),
       fc.boolean(),
-      async ([first, second, output], [low, middle, high], [metric, other], wrapped) => {
+      async ([first, second, output, metric, other], [low, middle, high], wrapped) => {
         const sets = (from: number, to: number) => ({ [low!]: [from, (from + to) / 2], [middle!]: [from, (from + to) / 2, to], [high!]: [(from + to) / 2, to] });
         const agent = {
           name: first,
