@@ -1,14 +1,15 @@
 import { Dexie } from 'dexie';
 import type { RecordCounts } from '../schema/storage.js';
 import type { FuzzboxDatabase } from './database.js';
+import { readTally } from './tallies.js';
 
 /**
  * The caller's records of each kind in one read transaction: agents, versions and tombstones
  * (hundreds) counted on per-account indexes, logs and feedback (millions) from the account's tally.
  */
-export function countRecords(db: FuzzboxDatabase, userID: string): Promise<RecordCounts> {
+export async function countRecords(db: FuzzboxDatabase, userID: string): Promise<RecordCounts> {
   const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.tallies];
-  return db.transaction('r', tables, async () => {
+  const counts = await db.transaction('r', tables, async () => {
     const live = await db.agents.where('userID').equals(userID).primaryKeys();
     const [kept, created, retired, tombstones, tally, ...liveVersions] = await Promise.all([
       db.versions.where('userID').equals(userID).count(),
@@ -26,8 +27,11 @@ export function countRecords(db: FuzzboxDatabase, userID: string): Promise<Recor
       versions,
       retiredVersions: retired + kept - versions,
       deletions: tombstones + created - live.length,
-      evaluations: tally?.evaluations ?? 0,
-      feedback: tally?.feedback ?? 0,
+      evaluations: tally?.evaluations,
+      feedback: tally?.feedback,
     };
   });
+  if (counts.evaluations !== undefined && counts.feedback !== undefined) return { ...counts, evaluations: counts.evaluations, feedback: counts.feedback };
+  // dropped by a delete on a full disk: recounted, in a transaction of its own
+  return { ...counts, ...(await readTally(db, userID)) };
 }

@@ -78,6 +78,7 @@ function declareVersions(db: Dexie): void {
 async function tallyEverything(tx: Transaction): Promise<void> {
   const tallies = new Map<string, TallyRecord>();
   const tally = (userID: string) => tallies.get(userID) ?? tallies.set(userID, { userID, evaluations: 0, feedback: 0 }).get(userID)!;
+  await tx.table('accounts').each((account: AccountRecord) => void tally(account.userID));
   await tx.table('logGroups').each((group: LogGroupRecord) => void (tally(group.userID).evaluations += group.keys.length));
   await tx.table('feedback').each((feedback: FeedbackRecord) => void tally(feedback.userID).feedback++);
   await tx.table('tallies').bulkAdd([...tallies.values()]);

@@ -3,6 +3,8 @@ import { ApiError } from '../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, logsOf } from './evaluations.js';
+import { isQuotaExceeded } from './quota.js';
+import { applyTallies, count, dropTally } from './tallies.js';
 import type { FeedbackRecord, LogGroupRecord } from './records.js';
 import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './store.js';
 
@@ -80,20 +82,31 @@ export function listEvaluations(db: FuzzboxDatabase, userID: string, agentID: st
 
 /**
  * Erases the caller's evaluation and its feedback, in one transaction: the log's record goes when
- * it was the last log in it (a transaction that only deletes, which commits on a full disk too),
- * else the record is rewritten without it (at most LOG_CHUNK logs).
+ * it was the last log in it, else the record is rewritten without it (at most LOG_CHUNK logs),
+ * and the account's tally goes down. On a full disk, where even that refuses, the erasure is
+ * tried again as a transaction that only deletes (which commits on a full disk): the record
+ * goes, or when others share it the log is left (a 507 says so), and the tally is dropped, to be
+ * recounted.
  */
-export function deleteEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
-  return db.transaction('rw', db.logGroups, db.feedback, async () => {
-    const group = await findGroup(db, userID, reqID);
-    if (!group) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
-    await db.feedback.where('evaluationLog').equals(reqID).filter((feedback) => feedback.userID === userID).delete();
-    if (group.keys.length === 1) {
-      await db.logGroups.delete(group.seq!);
-      return;
-    }
-    const index = group.keys.findIndex((key) => key[1] === reqID);
-    await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => i !== index), logs: group.logs.filter((_, i) => i !== index) });
-  });
+export async function deleteEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
+  const erase = (full: boolean) =>
+    db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
+      const group = await findGroup(db, userID, reqID);
+      if (!group) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
+      const feedback = await db.feedback.where('evaluationLog').equals(reqID).filter((item) => item.userID === userID).delete();
+      if (full) await dropTally(db, userID);
+      else await applyTallies(db, count(new Map(), userID, -1, -feedback));
+      if (group.keys.length === 1) {
+        await db.logGroups.delete(group.seq!);
+        return;
+      }
+      const index = group.keys.findIndex((key) => key[1] === reqID);
+      await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => i !== index), logs: group.logs.filter((_, i) => i !== index) });
+    });
+  try {
+    await erase(false);
+  } catch (error) {
+    if (!isQuotaExceeded(error)) throw error;
+    await erase(true);
+  }
 }
-

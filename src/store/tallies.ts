@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie';
 import type { FuzzboxDatabase } from './database.js';
 
 /** Changes to accounts' tallies: userID → evaluations and feedback added (negative: removed). */
@@ -16,16 +17,43 @@ export function count(changes: TallyChanges, userID: string, evaluations: number
  * Applies `changes` to the accounts' tallies; call inside the read-write transaction (with
  * `tallies` in its scope) that makes the changes, so a tally is always exact. Counting an
  * account's logs on an index walks every entry (18 s for 1 M in Chromium); a tally is one read.
+ * An account without a tally (a delete on a full disk dropped it: see `dropTally`) is left
+ * without one: `readTally` counts it again.
  */
 export async function applyTallies(db: FuzzboxDatabase, changes: TallyChanges): Promise<void> {
   const userIDs = [...changes.keys()].filter((userID) => changes.get(userID)!.evaluations !== 0 || changes.get(userID)!.feedback !== 0);
   if (userIDs.length === 0) return;
   const current = await db.tallies.bulkGet(userIDs);
-  await db.tallies.bulkPut(
-    userIDs.map((userID, i) => {
-      const { evaluations, feedback } = changes.get(userID)!;
-      const tally = current[i] ?? { userID, evaluations: 0, feedback: 0 };
-      return { userID, evaluations: tally.evaluations + evaluations, feedback: tally.feedback + feedback };
-    }),
-  );
+  const updated = current.flatMap((tally) => {
+    if (!tally) return [];
+    const { evaluations, feedback } = changes.get(tally.userID)!;
+    return [{ userID: tally.userID, evaluations: tally.evaluations + evaluations, feedback: tally.feedback + feedback }];
+  });
+  if (updated.length > 0) await db.tallies.bulkPut(updated);
+}
+
+/**
+ * Forgets an account's tally, inside a transaction that may only delete: on a full disk even a
+ * same-size put is refused, and an erasure must still work. The next `readTally` recounts.
+ */
+export async function dropTally(db: FuzzboxDatabase, userID: string): Promise<void> {
+  await db.tallies.delete(userID);
+}
+
+/**
+ * The account's tally, recounted on the indexes (and stored again) when a delete on a full disk
+ * dropped it: slow for a large account, and needed only after such a delete.
+ */
+export function readTally(db: FuzzboxDatabase, userID: string): Promise<{ evaluations: number; feedback: number }> {
+  return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
+    const tally = await db.tallies.get(userID);
+    if (tally) return tally;
+    const [evaluations, feedback] = await Promise.all([
+      db.logGroups.where('keys').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
+      db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
+    ]);
+    // a full disk may refuse this put too: the count is right either way
+    await db.tallies.put({ userID, evaluations, feedback }).catch(() => undefined);
+    return { evaluations, feedback };
+  });
 }

@@ -2,6 +2,7 @@
 // service is given a storage manager (Chromium's real one: test/browser/storage.test.ts).
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { storageStatusSchema } from '../../src/schema/index.js';
+import { failWrites, quotaExceeded } from '../support/faults.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
@@ -63,4 +64,28 @@ test('usage, quota and persistence come from the storage manager the adapter pas
 
 test('GET /storage needs a key', async () => {
   expect((await t.call('GET', 'storage')).status).toBe(401);
+});
+
+test('the counts follow DELETE /evaluation, also when a full disk made the delete drop the tally (recounted on the next read)', async () => {
+  const key = await t.signup();
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body.id;
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await t.call('POST', `agent/${agent}`, { key, body: { service: i } })).headers.get('X-Evaluation-ID')!);
+  await t.call('POST', `evaluation/${ids[0]}/feedback`, { key, body: { stars: 1 } });
+  await t.call('POST', `evaluation/${ids[1]}/feedback`, { key, body: { stars: 2 } });
+  expect((await t.call('DELETE', `evaluation/${ids[0]}`, { key })).status).toBe(200);
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 2, feedback: 1 });
+  // a full disk: every add and put fails, deletes still work
+  const restores = ['tallies', 'logGroups', 'feedback'].map((store) => failWrites(store, quotaExceeded));
+  try {
+    expect((await t.call('DELETE', `evaluation/${ids[1]}`, { key })).status).toBe(200);
+  } finally {
+    // each wrapped the one before: unwrap in reverse
+    for (const restore of restores.reverse()) restore();
+  }
+  expect((await t.call('GET', `evaluation/${ids[1]}`, { key })).status).toBe(404);
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 1, feedback: 0 });
+  // recounted once, then kept again by every write
+  expect((await t.call('POST', `agent/${agent}`, { key, body: [{ service: 1 }, { service: 2 }] })).status).toBe(200);
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 3, feedback: 0 });
 });
