@@ -48,13 +48,16 @@ export interface Evaluation {
 /** What the service answered when a request failed: status, message, and invalid fields if any. */
 export class FuzzyApiError extends Error {
   override readonly name = 'FuzzyApiError';
+  /** For validation failures: each invalid field by path, e.g. `{path: "rules[2]", message}`. */
+  readonly issues: ValidationIssue[];
+
   constructor(
     readonly status: number,
     message: string,
-    /** For validation failures: each invalid field by path, e.g. `{path: "rules[2]", message}`. */
-    readonly issues: ValidationIssue[] = [],
+    issues: readonly ValidationIssue[] = [],
   ) {
     super(message);
+    this.issues = [...issues];
   }
 }
 

@@ -24,12 +24,12 @@ export class AgentValidationError extends Error {
   override readonly name = 'AgentValidationError';
   readonly issues: ValidationIssue[];
 
-  constructor(issues: ValidationIssue[]) {
+  constructor(issues: readonly ValidationIssue[]) {
     const first = issues[0];
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
     const where = first?.path ? `${first.path}: ` : '';
     super(first ? `invalid agent: ${where}${first.message}${more}` : 'invalid agent');
-    this.issues = issues;
+    this.issues = [...issues];
   }
 }
 

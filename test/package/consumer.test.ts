@@ -158,7 +158,69 @@ describe('the packed package in a consumer project (run `npm run build` first)',
     for (const environment of checked) missing.push(...unexportedTypes(createProgram(environment, modes[0]), environment));
     expect(missing).toEqual([]);
   }, 180_000);
+
+  it('every array an entry point takes is accepted read-only (`as const` data, frozen arrays)', () => {
+    const mutable: string[] = [];
+    for (const environment of checked) mutable.push(...mutableArrayParameters(createProgram(environment, modes[0]), environment));
+    expect(mutable).toEqual([]);
+  }, 180_000);
 });
+
+/**
+ * Parameters of what an entry point exports (its functions, and its classes' methods and
+ * constructors, through the types they name) whose type holds an array a caller could not pass
+ * read-only. What callbacks and caller-implemented interfaces (a store) take is what fuzzbox hands
+ * out, so it is not counted.
+ */
+function mutableArrayParameters(program: ts.Program, environment: Environment): string[] {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(join(consumer, `entries-${environment}.ts`))!;
+  const ours = (node: ts.Node) => node.getSourceFile().fileName.includes(`/node_modules/${packageJson.name}/`);
+  const resolveAlias = (symbol: ts.Symbol) => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  const found = new Set<string>();
+
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement)) continue;
+    const entry = (statement.moduleSpecifier as ts.StringLiteral).text;
+    const visitedTypes = new Set<ts.Node>();
+
+    /** Inside a parameter's type: arrays must be readonly; named types of the package are followed. */
+    const checkType = (node: ts.Node, where: string): void => {
+      // a callback, or an interface the caller implements (a store): what it takes fuzzbox gives
+      if (isSignature(node) || ts.isTypeQueryNode(node) || isPrivateOrInternal(node)) return;
+      const readonlyOperand = ts.isTypeOperatorNode(node.parent) && node.parent.operator === ts.SyntaxKind.ReadonlyKeyword;
+      if ((ts.isArrayTypeNode(node) || ts.isTupleTypeNode(node)) && !readonlyOperand) found.add(`${entry}: ${where} takes ${node.getText()}`);
+      if (ts.isTypeReferenceNode(node)) {
+        const name = node.typeName;
+        if (ts.isIdentifier(name) && name.text === 'Array') found.add(`${entry}: ${where} takes ${node.getText()}`);
+        const target = checker.getSymbolAtLocation(ts.isQualifiedName(name) ? name.right : name);
+        for (const declaration of (target ? resolveAlias(target) : undefined)?.declarations ?? []) {
+          if (!ours(declaration) || !(ts.isInterfaceDeclaration(declaration) || ts.isTypeAliasDeclaration(declaration)) || visitedTypes.has(declaration)) continue;
+          visitedTypes.add(declaration);
+          ts.forEachChild(declaration, (child) => checkType(child, `${where} → ${declaration.name.text}`));
+        }
+      }
+      ts.forEachChild(node, (child) => checkType(child, where));
+    };
+    /** Every parameter of every public signature in an exported declaration. */
+    const visitDeclaration = (node: ts.Node, owner: string): void => {
+      if (isPrivateOrInternal(node)) return;
+      if (ts.isParameter(node) && node.type) {
+        checkType(node.type, `${owner}(${node.name.getText()})`);
+        return;
+      }
+      ts.forEachChild(node, (child) => visitDeclaration(child, owner));
+    };
+    for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(statement.moduleSpecifier)!).map(resolveAlias)) {
+      for (const declaration of symbol.declarations ?? []) {
+        if (ours(declaration) && (ts.isFunctionDeclaration(declaration) || ts.isClassDeclaration(declaration))) {
+          visitDeclaration(declaration, symbol.name);
+        }
+      }
+    }
+  }
+  return [...found];
+}
 
 /**
  * Walks the declarations of everything an entry point exports, through every type they name,
@@ -215,6 +277,10 @@ function unexportedTypes(program: ts.Program, environment: Environment): string[
     }
   }
   return missing;
+}
+
+function isSignature(node: ts.Node): boolean {
+  return ts.isFunctionTypeNode(node) || ts.isMethodSignature(node) || ts.isCallSignatureDeclaration(node) || ts.isConstructSignatureDeclaration(node);
 }
 
 function isTypeDeclaration(node: ts.Node): boolean {
