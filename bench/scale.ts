@@ -60,7 +60,7 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
     );
     return { status: response.status, response, body: (await response.json()) as any };
   };
-  const timed = async (run: (i: number) => Promise<unknown>, times = repeat) => {
+  const timed = async (run: (i: number) => Promise<unknown>, times: number) => {
     const samples: number[] = [];
     for (let i = 0; i < times; i++) {
       const start = performance.now();
@@ -128,32 +128,59 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
     const fillSeconds = (performance.now() - fillStart) / 1000;
     progress(`${size} stored (filled in ${fillSeconds.toFixed(0)} s)`);
     // let the storage engine settle (LevelDB compacts after a bulk fill): steady-state costs
-    await new Promise((settled) => setTimeout(settled, Math.min(30_000, 2_000 + size / 100)));
+    await new Promise((settled) => setTimeout(settled, Math.min(60_000, 2_000 + size / 20)));
     // one batch made through the interface, so there are batch items at every size
     const probe = await call('POST', `agent/${base.agentID}`, key, Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })));
     batched.push(...probe.response.headers.get('X-Evaluation-ID')!.split(','));
     stored += BATCH;
     const pick = (ids: string[], i: number) => ids[Math.floor(((i * 2654435761) % 4294967296) / 4294967296 * ids.length)]!;
 
-    const evaluate = await timed(async (i) => {
-      const made = await call('POST', `agent/${base.agentID}`, key, { temperature: (i * 3.1) % 40 });
-      singles.push(made.response.headers.get('X-Evaluation-ID')!);
-    });
-    stored += repeat;
-    const readSingle = await timed((i) => call('GET', `evaluation/${pick(singles, i)}`, key));
-    const readBatchItem = await timed((i) => call('GET', `evaluation/${pick(batched, i)}`, key));
-    const feedbackSingle = await timed((i) => call('POST', `evaluation/${pick(singles, i + 7)}/feedback`, key, { stars: 3 }));
-    const feedbackBatchItem = await timed((i) => call('POST', `evaluation/${pick(batched, i + 7)}/feedback`, key, { stars: 3 }));
-    const listing = await call('GET', `agent/${base.agentID}/evaluation?limit=100`, key);
-    const listPage = listing.status === 200 ? await timed(() => call('GET', `agent/${base.agentID}/evaluation?limit=100`, key), 50) : null;
+    // Round robin, one of each operation per round: whatever the storage engine does in the
+    // background (LevelDB compacting after the fill) weighs on every operation alike.
+    const listed = (await call('GET', `agent/${base.agentID}/evaluation?limit=100`, key)).status === 200;
     const deletable = (await call('DELETE', `evaluation/${singles.pop()}`, key)).status === 200;
-    const deleteSingle = deletable ? await timed(() => call('DELETE', `evaluation/${singles.pop()}`, key), 50) : null;
-    const deleteBatchItem = deletable ? await timed(() => call('DELETE', `evaluation/${batched.pop()}`, key), 50) : null;
+    const operations: Record<string, (i: number) => Promise<unknown>> = {
+      evaluate: async (i) => {
+        const made = await call('POST', `agent/${base.agentID}`, key, { temperature: (i * 3.1) % 40 });
+        singles.push(made.response.headers.get('X-Evaluation-ID')!);
+        stored++;
+      },
+      readSingle: (i) => call('GET', `evaluation/${pick(singles, i)}`, key),
+      readBatchItem: (i) => call('GET', `evaluation/${pick(batched, i)}`, key),
+      feedbackSingle: (i) => call('POST', `evaluation/${pick(singles, i + 7)}/feedback`, key, { stars: 3 }),
+      feedbackBatchItem: (i) => call('POST', `evaluation/${pick(batched, i + 7)}/feedback`, key, { stars: 3 }),
+      ...(listed ? { listPage: () => call('GET', `agent/${base.agentID}/evaluation?limit=100`, key) } : {}),
+      ...(deletable
+        ? {
+            deleteSingle: () => call('DELETE', `evaluation/${singles.splice(Math.floor(singles.length / 3), 1)[0]}`, key),
+            deleteBatchItem: () => call('DELETE', `evaluation/${batched.splice(Math.floor(batched.length / 3), 1)[0]}`, key),
+          }
+        : {}),
+    };
+    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(operations).map((name) => [name, []]));
+    for (let i = 0; i < repeat; i++) {
+      for (const [name, run] of Object.entries(operations)) {
+        const start = performance.now();
+        await run(i);
+        samples[name]!.push(performance.now() - start);
+      }
+    }
+    const result = (name: string) => (samples[name] ? median(samples[name]) : null);
     const storage = await timed(() => call('GET', 'storage', key), 5);
     const bytes = estimate ? ((await usage()) - startUsage) / stored : null;
     rows.push({
-      stored: size, fillSeconds, evaluate, readSingle, readBatchItem, feedbackSingle, feedbackBatchItem,
-      listPage, deleteSingle, deleteBatchItem, storage, bytesPerEvaluation: bytes,
+      stored: size,
+      fillSeconds,
+      evaluate: result('evaluate')!,
+      readSingle: result('readSingle')!,
+      readBatchItem: result('readBatchItem')!,
+      feedbackSingle: result('feedbackSingle')!,
+      feedbackBatchItem: result('feedbackBatchItem')!,
+      listPage: result('listPage'),
+      deleteSingle: result('deleteSingle'),
+      deleteBatchItem: result('deleteBatchItem'),
+      storage,
+      bytesPerEvaluation: bytes,
     });
     progress(JSON.stringify(rows.at(-1)));
   }
