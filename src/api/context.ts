@@ -1,4 +1,5 @@
 import type { FuzzboxStore } from '../store/store.js';
+import type { Autopilot } from './autopilot.js';
 import type { CompiledAgents } from './compiled-agents.js';
 import type { StorageManagerLike } from './resources/storage.js';
 import type { OptimizeProgress } from './service.js';
@@ -15,6 +16,8 @@ export interface ServiceState {
   /** uniform numbers in [0, 1) for exploration noise */
   random: () => number;
   onOptimizeProgress: ((progress: OptimizeProgress) => void) | undefined;
+  /** learning on autopilot: its state per agent and its background work */
+  autopilot: Autopilot;
   /** the platform's storage manager for GET /storage; none in Node */
   storageManager: StorageManagerLike | undefined;
 }

@@ -10,6 +10,7 @@ import { listFeedback, postFeedback } from './resources/feedback.js';
 import { optimizeAgent } from './resources/optimize.js';
 import { readStorage } from './resources/storage.js';
 import { exportAccount, importAccount } from './resources/backup.js';
+import { readAutopilot, readPerformance, rollbackAgent, switchAutopilot } from './resources/autopilot.js';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [
@@ -29,6 +30,10 @@ export const routes: Route[] = [
   { method: 'POST', path: '/evaluation/:id/feedback', handler: postFeedback },
   { method: 'GET', path: '/evaluation/:id/feedback', handler: listFeedback },
   { method: 'POST', path: '/agent/:id/optimize', handler: optimizeAgent },
+  { method: 'GET', path: '/agent/:id/autopilot', handler: readAutopilot },
+  { method: 'PUT', path: '/agent/:id/autopilot', handler: switchAutopilot },
+  { method: 'POST', path: '/agent/:id/rollback', handler: rollbackAgent },
+  { method: 'GET', path: '/agent/:id/performance', handler: readPerformance },
   { method: 'GET', path: '/storage', handler: readStorage },
   { method: 'GET', path: '/export', handler: exportAccount },
   { method: 'POST', path: '/import', handler: importAccount, body: 'stream' },

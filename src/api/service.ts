@@ -6,6 +6,7 @@ import type { FuzzboxStore } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
+import { Autopilot } from './autopilot.js';
 import { CompiledAgents } from './compiled-agents.js';
 import type { ServiceState } from './context.js';
 import { errorResponse } from './http.js';
@@ -64,6 +65,8 @@ export interface FuzzyService {
    * way); resolves to how many evaluation logs were dropped, 0 without a policy.
    */
   applyRetention(): Promise<number>;
+  /** Resolves once autopilot's background work (docs/LEARNING.md) has nothing queued or running. */
+  idle(): Promise<void>;
   /** Closes the store; requests after this fail with a 500. */
   close(): Promise<void>;
 }
@@ -81,6 +84,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     random: options.random ?? Math.random,
     onOptimizeProgress: options.onOptimizeProgress,
     storageManager: options.storageManager,
+    autopilot: new Autopilot(store),
   };
   const match = createRouter(routes);
   const retention = options.retention && new RetentionSweeper(store, checkRetention(options.retention));
@@ -138,8 +142,10 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     },
     createAccount: (name) => openAccount(store, name ?? null),
     applyRetention: async () => (retention ? retention.sweep() : 0),
+    idle: () => service.autopilot.idle(),
     async close() {
       await retention?.idle();
+      await service.autopilot.idle();
       await store.close();
     },
   };

@@ -9,6 +9,8 @@ export interface LoggedEvaluation {
   readonly returned?: Outputs;
   /** the metric's value posted as feedback on this evaluation */
   readonly metric: number;
+  /** the density `returned` was drawn with (autopilot's logs), in shares of each output's range */
+  readonly density?: number;
 }
 
 export type VariableRanges = Readonly<Record<string, { readonly range: readonly [number, number] }>>;
@@ -32,10 +34,15 @@ export function scaleOf(variables: VariableRanges): Scale {
   return { names, min, width };
 }
 
-/** Writes `values` into `into` at `offset` as shares of each range; a missing value is NaN. */
-export function normalise(values: Readonly<Record<string, number>>, scale: Scale, into: Float64Array, offset: number): void {
+/**
+ * Writes `values` into `into` at `offset` as shares of each range; a missing value is NaN. With
+ * `clamp`, values outside a range count as its nearest end (the engine treats them so, and one
+ * wild input must not push every other evaluation out of its neighbourhood).
+ */
+export function normalise(values: Readonly<Record<string, number>>, scale: Scale, into: Float64Array, offset: number, clamp = false): void {
   scale.names.forEach((name, i) => {
-    into[offset + i] = Object.hasOwn(values, name) ? (values[name]! - scale.min[i]!) / scale.width[i]! : NaN;
+    const share = Object.hasOwn(values, name) ? (values[name]! - scale.min[i]!) / scale.width[i]! : NaN;
+    into[offset + i] = clamp ? Math.min(1, Math.max(0, share)) : share;
   });
 }
 
@@ -55,6 +62,8 @@ export interface Dataset {
   readonly explored: number;
   /** per output: root mean square of returned − crisp over the explored evaluations (share of range) */
   readonly explorationSpread: Float64Array;
+  /** the logged density of each returned answer, NaN where none was logged */
+  readonly density: Float64Array;
 }
 
 export function datasetOf(log: readonly LoggedEvaluation[], inputs: VariableRanges, outputs: VariableRanges): Dataset {
@@ -68,9 +77,11 @@ export function datasetOf(log: readonly LoggedEvaluation[], inputs: VariableRang
   const crisp = new Float64Array(outputCount);
   const metric = new Float64Array(size);
   const squares = new Float64Array(outputCount);
+  const density = new Float64Array(size);
   let explored = 0;
   const agentInputs = log.map((entry, i) => {
-    normalise(entry.input, inputScale, inputValues, i * inputCount);
+    normalise(entry.input, inputScale, inputValues, i * inputCount, true);
+    density[i] = entry.density ?? NaN;
     normalise(entry.returned ?? entry.crisp, outputScale, returned, i * outputCount);
     normalise(entry.crisp, outputScale, crisp, 0);
     metric[i] = entry.metric;
@@ -89,7 +100,7 @@ export function datasetOf(log: readonly LoggedEvaluation[], inputs: VariableRang
     return own;
   });
   const explorationSpread = squares.map((sum) => (explored > 0 ? Math.sqrt(sum / explored) : 0));
-  return { size, inputScale, outputScale, inputs: inputValues, returned, metric, agentInputs, explored, explorationSpread };
+  return { size, inputScale, outputScale, inputs: inputValues, returned, metric, agentInputs, explored, explorationSpread, density };
 }
 
 /** Squared distance between two rows; a value missing on one side only counts as a whole range apart. */

@@ -28,8 +28,10 @@ export class MetricEstimator {
   readonly #inputWeight: Float64Array;
   readonly #localMean: Float64Array;
   readonly #outputFactor: Float64Array;
+  readonly bandwidths: Bandwidths;
 
   constructor(data: Dataset, hoods: Neighbourhoods, bandwidths: Bandwidths) {
+    this.bandwidths = bandwidths;
     this.#data = data;
     this.#hoods = hoods;
     const { k, points } = hoods;

@@ -11,17 +11,23 @@ export interface Neighbourhoods {
   readonly distance2: Float64Array;
 }
 
-/** Brute force with a bounded max-heap per point: points × size distance computations. */
-export function nearestNeighbours(data: Dataset, points: Int32Array, k: number): Neighbourhoods {
+/**
+ * Brute force with a bounded max-heap per point: points × size distance computations. With
+ * `among`, neighbours come only from those evaluations (cross-fitting: another fold).
+ */
+export function nearestNeighbours(data: Dataset, points: Int32Array, k: number, among?: Int32Array): Neighbourhoods {
   const count = data.inputScale.names.length;
-  const size = Math.min(k, data.size - 1);
+  const pool = among ?? null;
+  const poolSize = pool ? pool.length : data.size;
+  const size = Math.min(k, pool ? pool.length : data.size - 1);
   const index = new Int32Array(points.length * size);
   const distances = new Float64Array(points.length * size);
   const heapIndex = new Int32Array(size);
   const heapDistance = new Float64Array(size);
   points.forEach((point, p) => {
     let filled = 0;
-    for (let j = 0; j < data.size; j++) {
+    for (let at = 0; at < poolSize; at++) {
+      const j = pool ? pool[at]! : at;
       if (j === point) continue;
       const d = distance2(data.inputs, point * count, data.inputs, j * count, count);
       if (filled < size) {

@@ -3,6 +3,7 @@ import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator } from './estimator.js';
 import { nearestNeighbours } from './neighbours.js';
+import { offPolicyEstimate, type Interval, type OffPolicyEstimate } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
 import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
@@ -29,6 +30,8 @@ export interface OptimizeOptions {
   readonly onProgress?: (progress: OptimizeProgress) => void;
   /** lets other work run during a long search; the default waits for the next macrotask */
   readonly yieldControl?: () => Promise<void>;
+  /** the longest the search runs between two yields (default 30 ms) */
+  readonly sliceMs?: number;
 }
 
 export type OptimizeResult =
@@ -41,6 +44,11 @@ export type OptimizeResult =
       /** the same estimate for the agent proposed */
       readonly after: number;
       readonly changes: Change[];
+      /**
+       * Out-of-sample, doubly robust estimates of both agents' mean metric and of the gain, with 95%
+       * intervals, when some logged answers carry the density they were drawn with (autopilot's)
+       */
+      readonly offPolicy?: OffPolicyEstimate;
     }
   | {
       readonly status: 'insufficient';
@@ -80,7 +88,7 @@ export async function optimizeAgent(
   log: readonly LoggedEvaluation[],
   options: OptimizeOptions,
 ): Promise<OptimizeResult> {
-  const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress } = options;
+  const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress, sliceMs = YIELD_EVERY_MS } = options;
   const yieldControl = options.yieldControl ?? nextMacrotask;
   const compiled = compileAgent(definition);
   const tuning = new Tuning(definition);
@@ -146,7 +154,7 @@ export async function optimizeAgent(
           }
         }
         step.set(move, improved ? Math.min(step.get(move)! * 1.5, MAX_STEP[move.kind]) : step.get(move)! / 2);
-        if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        if (performance.now() - lastYield > sliceMs) {
           await yieldControl();
           lastYield = performance.now();
         }
@@ -155,13 +163,24 @@ export async function optimizeAgent(
   }
   done = budget;
   report();
+  const proposal = tuning.definitionOf(best);
+  let offPolicy: OffPolicyEstimate | undefined;
+  if (data.density.some((density) => density > 0)) {
+    await yieldControl();
+    const all = outputsAt(definition, data.agentInputs, data)!;
+    const proposed = outputsAt(proposal, data.agentInputs, data)!;
+    const estimate = offPolicyEstimate(data, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
+    const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
+    offPolicy = { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
+  }
   return {
     status: 'optimized',
-    definition: tuning.definitionOf(best),
+    definition: proposal,
     evaluationsUsed: data.size,
     before,
     after: sign * bestScore * metricScale,
     changes: tuning.changes(best),
+    ...(offPolicy ? { offPolicy } : {}),
   };
 }
 

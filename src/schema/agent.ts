@@ -112,6 +112,13 @@ export const agentVersionSchema = agentBodySchema.extend({
 /** The immutable snapshot taken at POST and at every successful PUT. */
 export type AgentVersion = z.infer<typeof agentVersionSchema>;
 
-export const versionSummarySchema = agentVersionSchema.pick({ id: true, createdAt: true });
+/** Why a version exists: a POST, a PUT, `POST /optimize`, autopilot's proposal, or `POST /rollback`. */
+export const versionOriginSchema = z.enum(['created', 'updated', 'optimised', 'autopilot', 'rolled back']);
+export type VersionOrigin = z.infer<typeof versionOriginSchema>;
+
+export const versionSummarySchema = agentVersionSchema.pick({ id: true, createdAt: true }).extend({
+  /** why the version exists (docs/LEARNING.md); absent on versions written before it was recorded */
+  origin: versionOriginSchema.optional(),
+});
 /** One row of GET /agent/:id/version. */
 export type VersionSummary = z.infer<typeof versionSummarySchema>;

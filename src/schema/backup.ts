@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentBodySchema } from './agent.js';
+import { agentBodySchema, versionOriginSchema } from './agent.js';
 import { traceSchema } from './evaluation.js';
 
 /** The first line of every backup names the format and its version. */
@@ -37,6 +37,10 @@ export const backupRecordSchema = z.discriminatedUnion(
       seq: z.number().int().nonnegative(),
       /** a version of a deleted agent, kept to recompute its logs */
       retired: z.boolean(),
+      /** why the version exists (docs/LEARNING.md) */
+      origin: versionOriginSchema.optional(),
+      /** what it rests on */
+      evidence: z.record(z.string(), z.unknown()).optional(),
     }),
     definition.extend({
       kind: z.literal('agent'),
@@ -55,6 +59,8 @@ export const backupRecordSchema = z.discriminatedUnion(
       input: numbers,
       crisp: numbers,
       returned: numbers.optional(),
+      /** autopilot's answers: the density `returned` was drawn with */
+      density: z.number().optional(),
       createdAt: isoDate,
       /** only logs an earlier fuzzbox wrote its trace into (agents deleted under schema version 1) */
       trace: traceSchema.optional(),

@@ -39,6 +39,8 @@ export const evaluationLogSchema = traceSchema.extend({
   crisp: z.record(z.string(), z.number()),
   /** present when the evaluation explored (`?explore=`): the outputs the app actually received */
   returned: z.record(z.string(), z.number()).optional(),
+  /** autopilot's answers: the density `returned` was drawn with, in shares of each output's range */
+  density: z.number().optional(),
   createdAt: z.iso.datetime({ precision: 3 }),
 });
 /** GET /evaluation/:id */
@@ -51,6 +53,7 @@ export const evaluationMetaSchema = evaluationLogSchema.omit({
   input: true,
   crisp: true,
   returned: true,
+  density: true,
 });
 /** What `?meta=` adds to an inference result. */
 export type EvaluationMeta = z.infer<typeof evaluationMetaSchema>;

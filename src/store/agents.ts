@@ -4,7 +4,7 @@ import type { AgentBody } from '../schema/agent.js';
 import type { FuzzboxDatabase } from './database.js';
 import { isQuotaExceeded } from './quota.js';
 import { newId, timestamp, timestampAfter } from './ids.js';
-import type { AgentRecord, VersionRecord } from './records.js';
+import type { AgentRecord, Provenance, VersionRecord } from './records.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 
@@ -65,7 +65,7 @@ function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'o
   return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
 }
 
-function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): VersionRecord {
+function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number, provenance: Provenance): VersionRecord {
   return {
     id: agent.latestVersion,
     versionOf: agent.id,
@@ -79,6 +79,8 @@ function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number): Vers
     parsed_rules: parsedRules,
     createdAt: agent.updatedAt,
     seq,
+    origin: provenance.origin,
+    ...(provenance.evidence ? { evidence: provenance.evidence } : {}),
   };
 }
 
@@ -88,6 +90,7 @@ export async function createAgent(
   userID: string,
   body: AgentBody,
   parsedRules: unknown[],
+  provenance: Provenance = { origin: 'created' },
 ): Promise<AgentRecord> {
   const now = timestamp();
   const agent: AgentRecord = {
@@ -101,7 +104,7 @@ export async function createAgent(
   };
   await db.transaction('rw', db.agents, db.versions, async () => {
     await db.agents.add(agent);
-    await db.versions.add(snapshot(agent, parsedRules, 0));
+    await db.versions.add(snapshot(agent, parsedRules, 0, provenance));
   });
   return agent;
 }
@@ -113,6 +116,7 @@ export function updateAgent(
   id: string,
   body: AgentBody,
   parsedRules: unknown[],
+  provenance: Provenance = { origin: 'updated' },
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
@@ -126,7 +130,7 @@ export function updateAgent(
       versionCount: current.versionCount + 1,
     };
     await db.agents.put(agent);
-    await db.versions.add(snapshot(agent, parsedRules, current.versionCount));
+    await db.versions.add(snapshot(agent, parsedRules, current.versionCount, provenance));
     return agent;
   });
 }
@@ -179,5 +183,54 @@ export function readVersion(db: FuzzboxDatabase, userID: string, id: string): Pr
       throw new ApiError('NotFound', `no version with id "${id}"`);
     }
     return version;
+  });
+}
+
+/**
+ * A version that is not (yet) the latest: autopilot's candidate, numbered like any version, only if
+ * the agent is still at `basedOn` (else Conflict). The agent itself keeps its definition.
+ */
+export function addCandidateVersion(
+  db: FuzzboxDatabase,
+  userID: string,
+  id: string,
+  basedOn: string,
+  body: AgentBody,
+  parsedRules: unknown[],
+  provenance: Provenance,
+): Promise<VersionRecord> {
+  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+    const current = await requireAgent(db, userID, id);
+    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    const { performance: _replaced, ...kept } = current;
+    const draft: AgentRecord = { ...kept, ...definitionOf(body), updatedAt: timestampAfter(current.updatedAt), latestVersion: newId() };
+    const version = snapshot(draft, parsedRules, current.versionCount, provenance);
+    await db.versions.add(version);
+    await db.agents.put({ ...current, versionCount: current.versionCount + 1 });
+    return version;
+  });
+}
+
+/** Makes the candidate `versionID` the agent's latest version, only if the agent is still at `basedOn` (else Conflict). */
+export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
+  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+    const current = await requireAgent(db, userID, id);
+    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    const version = await db.versions.get(versionID);
+    if (version?.versionOf !== id) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
+    const { name, inputs, outputs, rules, performance } = version;
+    const { performance: _replaced, ...kept } = current;
+    const agent: AgentRecord = {
+      ...kept,
+      name,
+      inputs,
+      outputs,
+      rules,
+      ...(performance ? { performance } : {}),
+      updatedAt: timestampAfter(current.updatedAt),
+      latestVersion: versionID,
+    };
+    await db.agents.put(agent);
+    return agent;
   });
 }

@@ -17,8 +17,12 @@ export type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
 export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & { parsed_rules: unknown[] });
 
 export function versionLine(version: VersionRecord, retired: boolean): VersionLine {
-  const { id, versionOf, name, inputs, outputs, rules, performance, operators, createdAt, seq } = version;
-  return { kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, seq, retired };
+  const { id, versionOf, name, inputs, outputs, rules, performance, operators, createdAt, seq, origin, evidence } = version;
+  return {
+    kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, seq, retired,
+    ...(origin ? { origin } : {}),
+    ...(evidence ? { evidence } : {}),
+  };
 }
 
 export function agentLine(agent: AgentRecord): BackupRecord {
@@ -29,8 +33,11 @@ export function agentLine(agent: AgentRecord): BackupRecord {
 const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });
 
 function evaluationLine(log: EvaluationRecord): BackupRecord {
-  const { reqID, agentID, versionID, input, crisp, returned, createdAt, trace } = log;
-  return { kind: 'evaluation', reqID, agentID, versionID, input, crisp, ...(returned ? { returned } : {}), createdAt, ...(trace ? { trace } : {}) };
+  const { reqID, agentID, versionID, input, crisp, returned, density, createdAt, trace } = log;
+  return {
+    kind: 'evaluation', reqID, agentID, versionID, input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }),
+    createdAt, ...(trace ? { trace } : {}),
+  };
 }
 
 const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({ kind: 'feedback', id, evaluationLog, data, createdAt });

@@ -3,6 +3,7 @@ import { groupLogs } from './evaluations.js';
 import type {
   AccountRecord,
   AgentRecord,
+  AutopilotRecord,
   DeletedAgentRecord,
   EvaluationRecord,
   FeedbackRecord,
@@ -72,6 +73,8 @@ function declareVersions(db: Dexie): void {
   // Counting an account's logs on the `*keys` index walks every entry (18 s at 1 M in Chromium,
   // holding the table): GET /storage reads a tally instead, kept by every write.
   db.version(6).stores({ tallies: 'userID' }).upgrade(tallyEverything);
+  // Autopilot's state per agent (docs/LEARNING.md): what a stopped worker needs to carry on.
+  db.version(7).stores({ autopilot: 'agentID, userID' });
 }
 
 /** Each account's logs and feedback, counted once: every write since keeps the tally exact. */
@@ -103,6 +106,7 @@ export class FuzzboxDatabase extends Dexie {
   logGroups!: EntityTable<LogGroupRecord, 'seq'>;
   feedback!: EntityTable<FeedbackRecord, 'seq'>;
   tallies!: EntityTable<TallyRecord, 'userID'>;
+  autopilot!: EntityTable<AutopilotRecord, 'agentID'>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {

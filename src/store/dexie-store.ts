@@ -10,8 +10,8 @@ import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
-import { readMetricLog, updateAgentFrom } from './learning.js';
-import type { AccountRecord, EvaluationRecord, FeedbackRecord } from './records.js';
+import { countEvaluationsByVersion, readAutopilot, readMetricLog, updateAgentFrom, writeAutopilot } from './learning.js';
+import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance } from './records.js';
 import type { EvaluationQuery, FuzzboxStore } from './store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
@@ -36,14 +36,20 @@ export class DexieStore implements FuzzboxStore {
   readAgent(userID: string, id: string) {
     return agents.readAgent(this.db, userID, id);
   }
-  createAgent(userID: string, body: AgentBody, parsedRules: unknown[]) {
-    return agents.createAgent(this.db, userID, body, parsedRules);
+  createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
+    return agents.createAgent(this.db, userID, body, parsedRules, provenance);
   }
-  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]) {
-    return agents.updateAgent(this.db, userID, id, body, parsedRules);
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
+    return agents.updateAgent(this.db, userID, id, body, parsedRules, provenance);
   }
-  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]) {
-    return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules);
+  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
+    return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules, provenance);
+  }
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance) {
+    return agents.addCandidateVersion(this.db, userID, id, basedOn, body, parsedRules, provenance);
+  }
+  promoteVersion(userID: string, id: string, versionID: string, basedOn: string) {
+    return agents.promoteVersion(this.db, userID, id, versionID, basedOn);
   }
   deleteAgent(userID: string, id: string) {
     return agents.deleteAgent(this.db, userID, id);
@@ -74,6 +80,15 @@ export class DexieStore implements FuzzboxStore {
   }
   readMetricLog(userID: string, agentID: string, metric: string) {
     return readMetricLog(this.db, userID, agentID, metric);
+  }
+  countEvaluationsByVersion(userID: string, agentID: string) {
+    return countEvaluationsByVersion(this.db, userID, agentID);
+  }
+  readAutopilot(userID: string, agentID: string) {
+    return readAutopilot(this.db, userID, agentID);
+  }
+  writeAutopilot(userID: string, record: AutopilotRecord) {
+    return writeAutopilot(this.db, userID, record);
   }
   exportRecords(userID: string) {
     return exportRecords(this.db, userID);

@@ -25,7 +25,7 @@ export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
   const groups: LogGroupRecord[] = [];
   const open = new Map<string, LogGroupRecord>();
   for (const log of logs) {
-    const { reqID, userID, agentID, versionID, createdAt, input, crisp, returned, trace } = log;
+    const { reqID, userID, agentID, versionID, createdAt, input, crisp, returned, density, trace } = log;
     const key = groupKey(log);
     let group = open.get(key);
     if (!group || group.logs.length === LOG_CHUNK) {
@@ -35,7 +35,7 @@ export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
     }
     group.keys.push([userID, reqID]);
     // absent rather than `undefined`: IndexedDB would store the property
-    group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(trace ? { trace } : {}) });
+    group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }), ...(trace ? { trace } : {}) });
   }
   return groups;
 }

@@ -4,7 +4,7 @@ import type { AgentBody } from '../schema/agent.js';
 import { requireAgent, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
-import type { AgentRecord, EvaluationRecord, FeedbackRecord } from './records.js';
+import type { AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance } from './records.js';
 import type { MetricLog } from './store.js';
 
 /**
@@ -53,6 +53,7 @@ export function updateAgentFrom(
   basedOn: string,
   body: AgentBody,
   parsedRules: unknown[],
+  provenance: Provenance = { origin: 'optimised' },
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, agentID);
@@ -62,6 +63,33 @@ export function updateAgentFrom(
         `agent "${agentID}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
       );
     }
-    return updateAgent(db, userID, agentID, body, parsedRules);
+    return updateAgent(db, userID, agentID, body, parsedRules, provenance);
+  });
+}
+
+/** Autopilot's state for the caller's agent; undefined when it never had any. */
+export function readAutopilot(db: FuzzboxDatabase, userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
+  return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.autopilot], async () => {
+    await requireAgent(db, userID, agentID);
+    return db.autopilot.get(agentID);
+  });
+}
+
+export function writeAutopilot(db: FuzzboxDatabase, userID: string, record: AutopilotRecord): Promise<void> {
+  return db.transaction('rw', [db.agents, db.deletedAgents, db.versions, db.autopilot], async () => {
+    await requireAgent(db, userID, record.agentID);
+    await db.autopilot.put({ ...record, userID });
+  });
+}
+
+/** How many evaluations each version of the caller's agent answered, read from the log groups' key lists. */
+export function countEvaluationsByVersion(db: FuzzboxDatabase, userID: string, agentID: string): Promise<Map<string, number>> {
+  return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.logGroups], async () => {
+    await requireAgent(db, userID, agentID);
+    const counts = new Map<string, number>();
+    await db.logGroups.where('[userID+agentID+seq]').between([userID, agentID, Dexie.minKey], [userID, agentID, Dexie.maxKey]).each((group) => {
+      counts.set(group.versionID, (counts.get(group.versionID) ?? 0) + group.keys.length);
+    });
+    return counts;
   });
 }

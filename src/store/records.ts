@@ -1,5 +1,5 @@
 import type { Outputs, Trace } from '../engine/types.js';
-import type { AgentBody } from '../schema/agent.js';
+import type { AgentBody, VersionOrigin } from '../schema/agent.js';
 
 /** inputs, outputs, rules, performance and operators (each absent when the agent has none), as the REST interface sends them */
 type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'>;
@@ -35,6 +35,46 @@ export interface VersionRecord extends Definition {
   createdAt: string;
   /** 0 for the version written by POST, then 1, 2, … in commit order */
   seq: number;
+  /** why this version exists; absent on versions written before fuzzbox recorded it */
+  origin?: VersionOrigin;
+  /** what it rests on: the estimate that proposed it, the version it rolled back to (docs/LEARNING.md) */
+  evidence?: Record<string, unknown>;
+}
+
+
+export interface Provenance {
+  origin: VersionOrigin;
+  evidence?: Record<string, unknown>;
+}
+
+/** One decided trial of a candidate version (docs/LEARNING.md, "Trying a proposal"). */
+export interface TrialRecord {
+  versionID: string;
+  basedOn: string;
+  outcome: 'adopted' | 'dropped' | 'abandoned';
+  /** one-sided p-value of "the candidate is better"; null when abandoned undecided */
+  pValue: number | null;
+  current: { n: number; mean: number; low: number; high: number };
+  candidate: { n: number; mean: number; low: number; high: number };
+  decidedAt: string;
+}
+
+/** Autopilot's state for one agent: what a stopped worker needs to carry on. */
+export interface AutopilotRecord {
+  agentID: string;
+  userID: string;
+  /** default: on for an agent with `performance` */
+  enabled: boolean;
+  /** how many evaluations with feedback on the metrics there were when the last proposal was made */
+  usedFeedback: number;
+  /** the version on trial: served to a share of evaluations while `basedOn` is the latest */
+  candidate?: {
+    versionID: string;
+    basedOn: string;
+    since: string;
+    definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules'>;
+  };
+  trials: TrialRecord[];
 }
 
 /** Remembers a deleted agent so its id answers 410 to its owner (404 to everybody else). */
@@ -59,15 +99,17 @@ export interface EvaluationRecord {
   versionID: string;
   input: Record<string, number>;
   crisp: Outputs;
-  /** what the app received when it asked to explore (`?explore=`); absent otherwise */
+  /** what the app received when it asked to explore (`?explore=`) or autopilot varied it; absent otherwise */
   returned?: Outputs;
+  /** autopilot's answers: the density `returned` was drawn with, in shares of each output's range */
+  density?: number;
   createdAt: string;
   /** written in by a delete under schema version 1, which dropped the versions; never written since */
   trace?: StoredTrace;
 }
 
 /** What a log holds beyond the fields its group shares. */
-export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'trace'>;
+export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density' | 'trace'>;
 
 /**
  * Up to LOG_CHUNK logs of one request (a batch, or one evaluation as a group of one) as ONE

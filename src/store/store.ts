@@ -3,7 +3,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { ImportRecord } from './backup.js';
-import type { AccountRecord, AgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
+import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
 export interface MetricLog {
   agent: AgentRecord;
@@ -63,15 +63,22 @@ export interface FuzzboxStore {
 
   listAgents(userID: string): Promise<AgentRecord[]>;
   readAgent(userID: string, id: string): Promise<AgentRecord>;
-  /** The agent and its first version, in one transaction. */
-  createAgent(userID: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
-  /** The new definition and a new version, in one transaction. */
-  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
+  /** The agent and its first version (origin "created" unless given), in one transaction. */
+  createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
+  /** The new definition and a new version (origin "updated" unless given), in one transaction. */
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
    * As `updateAgent`, but only if the agent is still at version `basedOn` (else Conflict): an
    * optimisation of a version someone has since replaced would silently undo their change.
    */
-  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord>;
+  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
+  /**
+   * A new version that does not become the latest (autopilot's candidate), numbered like any
+   * other, only if the agent is still at `basedOn` (else Conflict).
+   */
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<VersionRecord>;
+  /** Makes an existing version of the agent its latest (definition included), only if it is still at `basedOn` (else Conflict). */
+  promoteVersion(userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord>;
   /** Removes the agent and leaves a tombstone; its logs stay readable. */
   deleteAgent(userID: string, id: string): Promise<void>;
 
@@ -102,6 +109,11 @@ export interface FuzzboxStore {
 
   /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
   readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog>;
+  /** How many evaluations each version of the agent answered. */
+  countEvaluationsByVersion(userID: string, agentID: string): Promise<Map<string, number>>;
+  /** Autopilot's state for the agent, undefined if none was ever written. */
+  readAutopilot(userID: string, agentID: string): Promise<AutopilotRecord | undefined>;
+  writeAutopilot(userID: string, record: AutopilotRecord): Promise<void>;
 
   /**
    * The caller's account as backup records, in an order where each refers only to records before

@@ -175,7 +175,8 @@ describe('versions', () => {
       put1.body.latestVersion,
       put2.body.latestVersion,
     ]);
-    expect(list.body[0]).toEqual({ id: created.body.latestVersion, createdAt: created.body.createdAt });
+    expect(list.body[0]).toEqual({ id: created.body.latestVersion, createdAt: created.body.createdAt, origin: 'created' });
+    expect(list.body[1].origin).toBe('updated');
 
     const first = await t.call('GET', `version/${created.body.latestVersion}`, { key });
     expect(first.status).toBe(200);

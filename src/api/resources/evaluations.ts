@@ -13,11 +13,12 @@ export async function readEvaluation(context: Context): Promise<Response> {
   if (!trace) {
     throw new ApiError('InternalError', `evaluation "${evaluation.reqID}" lost its version "${evaluation.versionID}"`);
   }
-  const { reqID, userID, agentID, versionID, input, crisp, returned, createdAt } = evaluation;
+  const { reqID, userID, agentID, versionID, input, crisp, returned, density, createdAt } = evaluation;
   const { fuzzified, rules, inferred, clipped, combined, centroid } = trace;
   const log: EvaluationLog = {
     reqID, userID, agentID, versionID, input, fuzzified, rules, inferred, clipped, combined, centroid, crisp,
     ...(returned ? { returned } : {}),
+    ...(density === undefined ? {} : { density }),
     createdAt,
   };
   return json(log);

@@ -4,6 +4,14 @@ import { timestamp } from '../../store/ids.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 
+/** After the response: find the evaluation's agent and let autopilot check it (docs/LEARNING.md). */
+function nudgeAutopilot({ service, userID }: Context, reqID: string): void {
+  void service.store.readEvaluation(userID, reqID).then(
+    ({ evaluation }) => service.autopilot.nudge(userID, evaluation.agentID),
+    (error: unknown) => (service.autopilot.lastError = error),
+  );
+}
+
 /** POST /evaluation/:id/feedback: `{"data": {metric: number}}` or the bare map. */
 export async function postFeedback(context: Context): Promise<Response> {
   const parsed = feedbackBodySchema.safeParse(context.body);
@@ -14,7 +22,9 @@ export async function postFeedback(context: Context): Promise<Response> {
     data: parsed.data,
     createdAt: timestamp(),
   };
-  await context.service.store.addFeedback(context.userID, { ...feedback });
+  const { service, userID } = context;
+  await service.store.addFeedback(userID, { ...feedback });
+  nudgeAutopilot(context, feedback.evaluationLog);
   return json(feedback);
 }
 

@@ -1,5 +1,6 @@
 import { evaluate, type CompiledAgent } from '../../engine/index.js';
-import { explore, MAX_EXPLORATION } from '../../learn/index.js';
+import { AUTOPILOT_SCALE, explore, exploreTruncated, MAX_EXPLORATION } from '../../learn/index.js';
+import { CANDIDATE_SHARE, isOn } from '../autopilot.js';
 import type { Inputs, Trace } from '../../engine/types.js';
 import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
@@ -79,12 +80,23 @@ interface EvaluationRequest {
 }
 
 /**
+ * What answers this request: the latest version, or (on autopilot, for CANDIDATE_SHARE of the
+ * requests) the candidate on trial; and whether autopilot varies the answers (docs/LEARNING.md).
+ */
+interface Answerer {
+  versionID: string;
+  compiled: CompiledAgent;
+  piloted: boolean;
+}
+
+/**
  * Evaluates every item on the agent's latest version and builds the whole answer, in slices that
  * let other requests run, before anything is written: what is stored afterwards is then answered
  * by a string that is already made, so nothing can fail between the commit and the response.
  */
-async function evaluateItems(service: ServiceState, agent: AgentRecord, compiled: CompiledAgent, request: EvaluationRequest) {
+async function evaluateItems(service: ServiceState, agent: AgentRecord, answerer: Answerer, request: EvaluationRequest) {
   const { userID, items, metaName, exploration } = request;
+  const { compiled, versionID, piloted } = answerer;
   // not before the version's own time: a log never predates the version it ran on
   const now = timestamp();
   const createdAt = now < agent.updatedAt ? agent.updatedAt : now;
@@ -101,10 +113,11 @@ async function evaluateItems(service: ServiceState, agent: AgentRecord, compiled
       reqID: globalThis.crypto.randomUUID(),
       userID,
       agentID: agent.id,
-      versionID: agent.latestVersion,
+      versionID,
       input: { ...input },
       crisp: trace.crisp,
       ...(exploration === undefined ? {} : { returned: explore(trace.crisp, compiled.outputs, exploration, service.random) }),
+      ...(piloted ? exploreTruncated(trace.crisp, compiled.outputs, AUTOPILOT_SCALE, service.random) : {}),
       createdAt,
     };
     const outputs = log.returned ?? log.crisp;
@@ -119,6 +132,17 @@ async function evaluateItems(service: ServiceState, agent: AgentRecord, compiled
     }
   }
   return { logs, text: request.batch ? `[${parts.join(',')}]` : parts[0]! };
+}
+
+/** Autopilot, unless the app explores itself: vary every answer by a known density, and try the candidate on a share of requests. */
+async function answererOf(service: ServiceState, agent: AgentRecord, latest: CompiledAgent, request: EvaluationRequest): Promise<Answerer> {
+  const state = await service.autopilot.state(request.userID, agent.id);
+  const piloted = request.exploration === undefined && isOn(agent, state);
+  const candidate = piloted && state?.candidate?.basedOn === agent.latestVersion ? state.candidate : undefined;
+  if (candidate && service.random() < CANDIDATE_SHARE) {
+    return { versionID: candidate.versionID, compiled: service.compiledAgents.get(candidate.versionID, candidate.definition), piloted };
+  }
+  return { versionID: agent.latestVersion, compiled: latest, piloted };
 }
 
 /**
@@ -136,7 +160,7 @@ export async function evaluateAgent(context: Context): Promise<Response> {
     const compiled = service.compiledAgents.get(agent.latestVersion, agent);
     checkInputNames(compiled, request.items, request.batch, request.metaName);
     checkRequestCost(compiled, request.items.length);
-    const { logs, text } = await evaluateItems(service, agent, compiled, request);
+    const { logs, text } = await evaluateItems(service, agent, await answererOf(service, agent, compiled, request), request);
     if (await service.store.addEvaluations(userID, agentID, agent.latestVersion, logs)) {
       return jsonText(text, { 'X-Evaluation-ID': logs.map((log) => log.reqID).join(',') });
     }

@@ -56,7 +56,12 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   if (!dryRun) {
     const parsedRules = [...compileOrReject(definition).parsedRules];
     const body = { name: agent.name, ...definition, ...(agent.performance ? { performance: agent.performance } : {}) };
-    versionID = (await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules)).latestVersion;
+    versionID = (
+      await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
+        origin: 'optimised',
+        evidence: { metric, goal, evaluationsUsed: result.evaluationsUsed, before: result.before, after: result.after },
+      })
+    ).latestVersion;
   }
   const { evaluationsUsed, before, after, changes } = result;
   const answer: OptimizeResult = { versionID, basedOn: agent.latestVersion, evaluationsUsed, metric, goal, before, after, changes, definition };

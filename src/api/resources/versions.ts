@@ -4,10 +4,10 @@ import { json } from '../http.js';
 import { modelResponse, preferredModelFormat } from '../model-files.js';
 import { modelOf } from './agents.js';
 
-/** GET /agent/:id/version: oldest first. */
+/** GET /agent/:id/version: oldest first, each with why it exists (`origin`) when recorded. */
 export async function listAgentVersions(context: Context): Promise<Response> {
   const versions = await context.service.store.listVersions(context.userID, param(context, 'id'));
-  return json(versions.map(({ id, createdAt }): VersionSummary => ({ id, createdAt })));
+  return json(versions.map(({ id, createdAt, origin }): VersionSummary => ({ id, createdAt, ...(origin ? { origin } : {}) })));
 }
 
 /** GET /version/:id, as JSON or, when Accept prefers one, as a model file */

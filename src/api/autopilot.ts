@@ -1,0 +1,230 @@
+import type { AgentDefinition } from '../engine/types.js';
+import * as learn from '../learn/index.js';
+import { decideTrial, summarise } from '../learn/trial.js';
+import type { Performance } from '../schema/agent.js';
+import { ApiError } from '../schema/errors.js';
+import { timestamp } from '../store/ids.js';
+import type { AgentRecord, AutopilotRecord, EvaluationRecord, TrialRecord } from '../store/records.js';
+import type { FuzzboxStore } from '../store/store.js';
+import { compileOrReject } from './compiled-agents.js';
+
+/** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
+export const CANDIDATE_SHARE = 0.5;
+/** A proposal is made after this many new evaluations with feedback on the metrics (and the optimiser's minimum). */
+export const PROPOSE_EVERY = 150;
+/** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
+export const WINDOW = 2000;
+/** Background checks run after this many feedback posts on an agent (and on the first after a start). */
+const CHECK_EVERY = 10;
+/** Fewer estimation points than POST /optimize: the search runs often, in slices, in the background. */
+const ESTIMATION_POINTS = 1000;
+/** The search yields at least this often so that requests wait at most about this long. */
+const SLICE_MS = 20;
+
+/** One evaluation with feedback on every metric of `performance`, and their combined value (higher is better). */
+export interface CombinedEntry {
+  readonly evaluation: EvaluationRecord;
+  readonly value: number;
+}
+
+/**
+ * Several metrics combine as a normalised sum: each metric divided by its standard deviation over
+ * the evaluations that carry every metric, signed by its direction (minimised ones count negative),
+ * then summed; an evaluation counts only if its feedback carries every metric. One metric is
+ * itself, signed. The combined value is always maximised.
+ */
+export async function readCombinedLog(store: FuzzboxStore, userID: string, agentID: string, performance: Performance): Promise<{ agent: AgentRecord; entries: CombinedEntry[] }> {
+  const metrics = Object.entries(performance);
+  const logs = await Promise.all(metrics.map(([metric]) => store.readMetricLog(userID, agentID, metric)));
+  const agent = logs[0]!.agent;
+  const values = logs.map((log) => new Map(log.entries.map(({ evaluation, value }) => [evaluation.reqID, value])));
+  const scales = values.map((map) => {
+    if (metrics.length === 1) return 1;
+    const all = [...map.values()];
+    const mean = all.reduce((s, v) => s + v, 0) / Math.max(1, all.length);
+    const sd = Math.sqrt(all.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, all.length));
+    return sd > 0 ? sd : 1;
+  });
+  const entries: CombinedEntry[] = [];
+  for (const { evaluation } of logs[0]!.entries) {
+    let value = 0;
+    let complete = true;
+    metrics.forEach(([, goal], m) => {
+      const v = values[m]!.get(evaluation.reqID);
+      if (v === undefined) complete = false;
+      else value += ((goal === 'maximize' ? 1 : -1) * v) / scales[m]!;
+    });
+    if (complete) entries.push({ evaluation, value });
+  }
+  entries.sort((a, b) => (a.evaluation.createdAt < b.evaluation.createdAt ? -1 : a.evaluation.createdAt > b.evaluation.createdAt ? 1 : 0));
+  return { agent, entries };
+}
+
+/** Autopilot is on for an agent with `performance` unless switched off. */
+export function isOn(agent: Pick<AgentRecord, 'performance'>, state: AutopilotRecord | undefined): boolean {
+  return agent.performance !== undefined && Object.keys(agent.performance).length > 0 && (state?.enabled ?? true);
+}
+
+export function initialState(agent: Pick<AgentRecord, 'id' | 'userID'>): AutopilotRecord {
+  return { agentID: agent.id, userID: agent.userID, enabled: true, usedFeedback: 0, trials: [] };
+}
+
+const definitionOf = (version: Pick<AgentDefinition, 'inputs' | 'outputs' | 'rules'>) => ({
+  inputs: version.inputs,
+  outputs: version.outputs,
+  rules: version.rules,
+});
+
+/**
+ * Runs autopilot's background work, one agent at a time, after the responses that call `nudge`:
+ * decide a candidate's trial, or propose a new candidate. Everything it needs to carry on is in the
+ * store (AutopilotRecord); a stopped worker loses at most the search under way, which the next one
+ * repeats (the search is deterministic).
+ */
+export class Autopilot {
+  readonly #store: FuzzboxStore;
+  readonly #states = new Map<string, AutopilotRecord | null>();
+  readonly #nudges = new Map<string, number>();
+  readonly #queue: Array<{ userID: string; agentID: string }> = [];
+  #running: Promise<void> | undefined;
+  /** the last error of a background step, for tests and the demo; the step is retried on a later nudge */
+  lastError: unknown;
+
+  constructor(store: FuzzboxStore) {
+    this.#store = store;
+  }
+
+  /** The agent's state, cached: every evaluation reads it, and only this class writes it. */
+  async state(userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
+    if (this.#states.has(agentID)) return this.#states.get(agentID) ?? undefined;
+    let state: AutopilotRecord | undefined;
+    try {
+      state = await this.#store.readAutopilot(userID, agentID);
+    } catch (error) {
+      if (error instanceof ApiError) return undefined; // the request itself reports a missing agent
+      throw error;
+    }
+    this.#states.set(agentID, state ?? null);
+    return state;
+  }
+
+  async write(userID: string, state: AutopilotRecord): Promise<void> {
+    await this.#store.writeAutopilot(userID, state);
+    this.#states.set(state.agentID, state);
+  }
+
+  /** Feedback or a new version arrived: check the agent soon (every CHECK_EVERY nudges, and on the first). */
+  nudge(userID: string, agentID: string, force = false): void {
+    const count = this.#nudges.get(agentID);
+    this.#nudges.set(agentID, (count ?? -1) + 1);
+    if (!force && count !== undefined && (count + 1) % CHECK_EVERY !== 0) return;
+    if (!this.#queue.some((job) => job.agentID === agentID)) this.#queue.push({ userID, agentID });
+    this.#running ??= this.#drain();
+  }
+
+  /** Resolves once no background work is queued or running. */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    // after the response that nudged: the current request finishes first
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    while (this.#queue.length > 0) {
+      const { userID, agentID } = this.#queue.shift()!;
+      try {
+        await this.step(userID, agentID);
+      } catch (error) {
+        this.lastError = error;
+      }
+    }
+    this.#running = undefined;
+  }
+
+  /** One round of background work on the agent. */
+  async step(userID: string, agentID: string): Promise<void> {
+    const agent = await this.#store.readAgent(userID, agentID);
+    const state = (await this.state(userID, agentID)) ?? initialState(agent);
+    if (!isOn(agent, state)) return;
+    const { entries } = await readCombinedLog(this.#store, userID, agentID, agent.performance!);
+    if (state.candidate) {
+      await this.#judge(userID, agent, state, entries);
+    } else if (entries.length - state.usedFeedback >= PROPOSE_EVERY) {
+      await this.#propose(userID, agent, state, entries);
+    }
+  }
+
+  async #judge(userID: string, agent: AgentRecord, state: AutopilotRecord, entries: readonly CombinedEntry[]): Promise<void> {
+    const candidate = state.candidate!;
+    const fresh = entries.filter(({ evaluation }) => evaluation.createdAt >= candidate.since);
+    const arm = (versionID: string) => fresh.filter(({ evaluation }) => evaluation.versionID === versionID).map(({ value }) => value);
+    const current = arm(candidate.basedOn);
+    const tried = arm(candidate.versionID);
+    const decidedAt = timestamp();
+    let trial: TrialRecord;
+    if (agent.latestVersion !== candidate.basedOn) {
+      trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
+    } else {
+      const decision = decideTrial(current, tried, 'maximize');
+      if (decision.verdict === 'continue') return;
+      trial = {
+        versionID: candidate.versionID,
+        basedOn: candidate.basedOn,
+        outcome: decision.verdict === 'adopt' ? 'adopted' : 'dropped',
+        pValue: decision.pValue,
+        current: decision.current,
+        candidate: decision.candidate,
+        decidedAt,
+      };
+      if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
+    }
+    const { candidate: _done, ...rest } = state;
+    await this.write(userID, { ...rest, usedFeedback: entries.length, trials: [...state.trials, trial] });
+  }
+
+  async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: readonly CombinedEntry[]): Promise<void> {
+    // Exactly the next PROPOSE_EVERY after the last proposal, however late this step runs: the
+    // same feedback always gives the same proposal.
+    const entries = all.slice(0, state.usedFeedback + PROPOSE_EVERY);
+    const window = entries.slice(-WINDOW);
+    const log = window.map(({ evaluation, value }): learn.LoggedEvaluation => ({
+      input: evaluation.input,
+      crisp: evaluation.crisp,
+      ...(evaluation.returned ? { returned: evaluation.returned } : {}),
+      ...(evaluation.density === undefined ? {} : { density: evaluation.density }),
+      metric: value,
+    }));
+    const result = await learn.optimizeAgent(agent, log, {
+      goal: 'maximize',
+      seed: 1,
+      estimationPoints: ESTIMATION_POINTS,
+      sliceMs: SLICE_MS,
+    });
+    // A trial costs traffic: only a proposal whose out-of-sample gain is clearly positive gets one.
+    if (result.status !== 'optimized' || result.changes.length === 0 || !(result.offPolicy && result.offPolicy.gain.low > 0)) {
+      await this.write(userID, { ...state, usedFeedback: entries.length });
+      return;
+    }
+    const definition = definitionOf(result.definition);
+    const body = {
+      name: agent.name,
+      inputs: structuredClone(definition.inputs) as AgentRecord['inputs'],
+      outputs: structuredClone(definition.outputs) as AgentRecord['outputs'],
+      rules: [...definition.rules],
+      performance: agent.performance!,
+    };
+    const parsedRules = [...compileOrReject(body).parsedRules];
+    const evidence = {
+      evaluationsUsed: result.evaluationsUsed,
+      estimate: { before: result.before, after: result.after },
+      ...(result.offPolicy ? { offPolicy: result.offPolicy } : {}),
+      changes: result.changes.length,
+    };
+    const version = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence });
+    await this.write(userID, {
+      ...state,
+      usedFeedback: entries.length,
+      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition: body },
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { summarise } from '../../learn/trial.js';
+import { ApiError, validationError } from '../../schema/errors.js';
+import { AUTOPILOT_SCALE } from '../../learn/index.js';
+import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, readCombinedLog, WINDOW } from '../autopilot.js';
+import { param, type Context } from '../context.js';
+import { json } from '../http.js';
+
+const switchSchema = z.strictObject(
+  { enabled: z.boolean({ error: 'enabled must be true or false' }) },
+  { error: 'the body must be {"enabled": true} or {"enabled": false}' },
+);
+const rollbackSchema = z.strictObject(
+  { version: z.string({ error: 'version must be the id of one of the agent\'s versions' }).min(1, { error: 'version must not be empty' }) },
+  { error: 'the body must be {"version": "<id of an earlier version>"}' },
+);
+
+async function autopilotView(context: Context) {
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const agent = await service.store.readAgent(userID, agentID);
+  const state = (await service.autopilot.state(userID, agentID)) ?? initialState(agent);
+  return {
+    enabled: state.enabled,
+    active: isOn(agent, state),
+    performance: agent.performance ?? null,
+    exploration: AUTOPILOT_SCALE,
+    candidateShare: CANDIDATE_SHARE,
+    proposeEvery: PROPOSE_EVERY,
+    window: WINDOW,
+    usedFeedback: state.usedFeedback,
+    candidate: state.candidate ? { versionID: state.candidate.versionID, basedOn: state.candidate.basedOn, since: state.candidate.since } : null,
+    trials: state.trials,
+  };
+}
+
+/** GET /agent/:id/autopilot: whether it is on, the candidate on trial, every decided trial. */
+export async function readAutopilot(context: Context): Promise<Response> {
+  return json(await autopilotView(context));
+}
+
+/** PUT /agent/:id/autopilot `{"enabled": bool}` */
+export async function switchAutopilot(context: Context): Promise<Response> {
+  const parsed = switchSchema.safeParse(context.body);
+  if (!parsed.success) throw validationError(parsed.error, 'autopilot switch');
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const agent = await service.store.readAgent(userID, agentID);
+  const state = (await service.autopilot.state(userID, agentID)) ?? initialState(agent);
+  await service.autopilot.write(userID, { ...state, enabled: parsed.data.enabled });
+  return json(await autopilotView(context));
+}
+
+/** POST /agent/:id/rollback `{"version": id}`: a new latest version with that version's definition, origin "rolled back". */
+export async function rollbackAgent(context: Context): Promise<Response> {
+  const parsed = rollbackSchema.safeParse(context.body);
+  if (!parsed.success) throw validationError(parsed.error, 'rollback');
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const agent = await service.store.readAgent(userID, agentID);
+  let version;
+  try {
+    version = await service.store.readVersion(userID, parsed.data.version);
+  } catch (error) {
+    if (error instanceof ApiError && error.name === 'NotFound') throw new ApiError('InvalidRequest', `agent "${agentID}" has no version "${parsed.data.version}" (GET /agent/${agentID}/version lists them)`);
+    throw error;
+  }
+  if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
+  const { name, inputs, outputs, rules, performance, parsed_rules } = version;
+  const body = { name, inputs, outputs, rules, ...(performance ? { performance } : {}) };
+  const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsed_rules, {
+    origin: 'rolled back',
+    evidence: { to: version.id, from: agent.latestVersion },
+  });
+  service.autopilot.nudge(userID, agentID, true);
+  const { id, createdAt, updatedAt, latestVersion } = updated;
+  return json({ id, name: updated.name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion });
+}
+
+/**
+ * GET /agent/:id/performance: per version, how many evaluations it answered and, for each metric of
+ * `performance`, how many feedback values and their mean with a 95% confidence interval.
+ */
+export async function readPerformance(context: Context): Promise<Response> {
+  const { service, userID } = context;
+  const agentID = param(context, 'id');
+  const agent = await service.store.readAgent(userID, agentID);
+  const [versions, counts] = await Promise.all([service.store.listVersions(userID, agentID), service.store.countEvaluationsByVersion(userID, agentID)]);
+  const metrics = Object.keys(agent.performance ?? {});
+  const logs = await Promise.all(metrics.map((metric) => service.store.readMetricLog(userID, agentID, metric)));
+  const combined = agent.performance ? (await readCombinedLog(service.store, userID, agentID, agent.performance)).entries : [];
+  return json({
+    latestVersion: agent.latestVersion,
+    performance: agent.performance ?? null,
+    versions: versions.map((version) => {
+      const values = (entries: ReadonlyArray<{ evaluation: { versionID: string }; value: number }>) =>
+        entries.filter(({ evaluation }) => evaluation.versionID === version.id).map(({ value }) => value);
+      return {
+        id: version.id,
+        createdAt: version.createdAt,
+        origin: version.origin ?? null,
+        evidence: version.evidence ?? null,
+        evaluations: counts.get(version.id) ?? 0,
+        feedback: values(combined).length,
+        metrics: Object.fromEntries(metrics.map((metric, m) => [metric, summarise(values(logs[m]!.entries))])),
+      };
+    }),
+  });
+}

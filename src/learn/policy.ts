@@ -1,0 +1,56 @@
+import type { Outputs } from '../engine/types.js';
+import type { OutputRanges } from './explore.js';
+import { gaussian, type Random } from './random.js';
+
+/**
+ * Autopilot's exploration: each output is drawn from a Gaussian centred on the engine's answer,
+ * standard deviation AUTOPILOT_SCALE × that output's range, truncated to the range (redrawn until
+ * inside, so the answer is always valid and its density is known exactly).
+ */
+export const AUTOPILOT_SCALE = 0.05;
+
+const SQRT_2PI = Math.sqrt(2 * Math.PI);
+
+/** Φ, the standard normal distribution function (Abramowitz–Stegun 7.1.26, error < 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * The density, in shares of each output's range (so it does not depend on units), with which a
+ * truncated Gaussian around `crisp` of standard deviation `scale` returns `returned`: the product
+ * over outputs. Outputs the engine left out (no rule fired) count as 1.
+ */
+export function explorationDensity(crisp: Outputs, returned: Outputs, outputs: OutputRanges, scale: number): number {
+  let density = 1;
+  for (const [name, value] of Object.entries(crisp)) {
+    const range = outputs[name]?.range;
+    const answer = returned[name];
+    if (!range || answer === undefined) continue;
+    const [min, max] = range;
+    const width = max > min ? max - min : 1;
+    const centre = (value - min) / width;
+    const z = ((answer - min) / width - centre) / scale;
+    const mass = normalCdf((1 - centre) / scale) - normalCdf((0 - centre) / scale);
+    density *= Math.exp(-0.5 * z * z) / (scale * SQRT_2PI) / mass;
+  }
+  return density;
+}
+
+/** One draw of the autopilot's exploration, and the density it was drawn with. */
+export function exploreTruncated(crisp: Outputs, outputs: OutputRanges, scale: number, random: Random): { returned: Outputs; density: number } {
+  const returned: Outputs = {};
+  for (const [name, value] of Object.entries(crisp)) {
+    const range = outputs[name]?.range;
+    if (!range) throw new RangeError(`unknown output "${name}"`);
+    const [min, max] = range;
+    // the answer lies in the range, so at least half the Gaussian's mass does: ~2 draws at worst
+    let drawn = value + gaussian(random) * scale * (max - min);
+    for (let attempt = 0; (drawn < min || drawn > max) && attempt < 64; attempt++) drawn = value + gaussian(random) * scale * (max - min);
+    returned[name] = Math.min(max, Math.max(min, drawn));
+  }
+  return { returned, density: explorationDensity(crisp, returned, outputs, scale) };
+}

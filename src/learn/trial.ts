@@ -1,0 +1,80 @@
+import { normalCdf } from './policy.js';
+import type { Goal } from './optimize.js';
+
+/**
+ * When a candidate's trial is looked at: after this many feedback values from each arm. The trial
+ * is decided at the first look where the evidence is clear, and at the last one at the latest.
+ */
+export const TRIAL_LOOKS = [40, 80, 160, 320] as const;
+/** The family-wise level of the trial: each of the four looks tests at 10% / 4 (Bonferroni). */
+export const TRIAL_LEVEL = 0.1;
+/** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
+const WINSOR = 0.025;
+
+export interface ArmSummary {
+  readonly n: number;
+  readonly mean: number;
+  /** 95% confidence interval of the mean (normal approximation) */
+  readonly low: number;
+  readonly high: number;
+}
+
+export interface TrialDecision {
+  readonly verdict: 'adopt' | 'drop' | 'continue';
+  /** one-sided p-value of "the candidate is better" (Welch, normal approximation), on winsorised values */
+  readonly pValue: number;
+  readonly current: ArmSummary;
+  readonly candidate: ArmSummary;
+}
+
+export function summarise(values: ArrayLike<number>): ArmSummary {
+  const n = values.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += values[i]!;
+  const mean = n > 0 ? sum / n : NaN;
+  let squares = 0;
+  for (let i = 0; i < n; i++) squares += (values[i]! - mean) ** 2;
+  const half = n > 1 ? 1.96 * Math.sqrt(squares / (n - 1) / n) : Infinity;
+  return { n, mean, low: mean - half, high: mean + half };
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const below = Math.floor(at);
+  return sorted[below]! + (sorted[Math.min(below + 1, sorted.length - 1)]! - sorted[below]!) * (at - below);
+}
+
+/**
+ * The trial's rule. Once both arms have the next look's number of feedback values (each arm's
+ * first values only, so a look always sees the same data), the values are winsorised at the pooled
+ * 2.5% and 97.5% quantiles and compared by a one-sided Welch test: adopt when the candidate is
+ * better at level TRIAL_LEVEL / looks, drop when it is worse at that level, when it is not ahead at
+ * all (p ≥ 0.5) from the second look on, or at the last look. Dropping early never adopts anything,
+ * so it leaves the chance of adopting a candidate that is not better at most TRIAL_LEVEL.
+ */
+export function decideTrial(current: readonly number[], candidate: readonly number[], goal: Goal): TrialDecision {
+  const n = Math.min(current.length, candidate.length);
+  const look = [...TRIAL_LOOKS].reverse().find((size) => n >= size);
+  const currentSummary = summarise(current);
+  const candidateSummary = summarise(candidate);
+  if (look === undefined) return { verdict: 'continue', pValue: NaN, current: currentSummary, candidate: candidateSummary };
+  const a = current.slice(0, look);
+  const b = candidate.slice(0, look);
+  const pooled = [...a, ...b].sort((x, y) => x - y);
+  const low = quantile(pooled, WINSOR);
+  const high = quantile(pooled, 1 - WINSOR);
+  const clip = (v: number) => Math.min(high, Math.max(low, v));
+  const sa = summarise(a.map(clip));
+  const sb = summarise(b.map(clip));
+  const variance = (s: ArmSummary) => ((s.high - s.mean) / 1.96) ** 2;
+  const se = Math.sqrt(variance(sa) + variance(sb));
+  const sign = goal === 'maximize' ? 1 : -1;
+  const z = se > 0 ? (sign * (sb.mean - sa.mean)) / se : 0;
+  const pValue = 1 - normalCdf(z);
+  const level = TRIAL_LEVEL / TRIAL_LOOKS.length;
+  const last = look === TRIAL_LOOKS[TRIAL_LOOKS.length - 1];
+  // futility: from the second look on, a candidate that is not even ahead stops costing traffic
+  const behind = look > TRIAL_LOOKS[0] && pValue >= 0.5;
+  const verdict = pValue < level ? 'adopt' : 1 - pValue < level || behind || last ? 'drop' : 'continue';
+  return { verdict, pValue, current: currentSummary, candidate: candidateSummary };
+}

@@ -1,0 +1,276 @@
+// Worlds and players for the autopilot comparison (test/learn/autopilot.test.ts, bench/autopilot.bench.ts).
+// Each world's rule is hidden from every player: they see situations, answer, and get an outcome.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { compileAgent, evaluate } from '../../src/engine/index.js';
+import type { AgentDefinition, Inputs, Outputs } from '../../src/engine/types.js';
+import { createFuzzyService, type FuzzyService } from '../../src/index.js';
+import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
+
+export interface ArenaWorld {
+  readonly name: string;
+  readonly metric: string;
+  /** every world here is maximised */
+  readonly agent: AgentDefinition & { performance: Record<string, 'maximize'> };
+  situation(random: Random): Inputs;
+  /** the expected outcome at `progress` (0 → 1 over the run), without noise */
+  expected(situation: Inputs, answer: Outputs, progress: number): number;
+  /** the noise added to each outcome */
+  noise(random: Random): number;
+}
+
+const uniform = (random: Random, min: number, max: number) => min + (max - min) * random();
+const lemonadeAgent = {
+  inputs: { temperature: { cold: [10, 25], warm: [10, 25, 40], hot: [25, 40] } },
+  outputs: { price: { low: [0, 0.2, 0.5], medium: [0.2, 0.5, 0.8], high: [0.5, 0.8, 3] } },
+  rules: ['IF temperature IS cold THEN price IS low', 'IF temperature IS warm THEN price IS medium', 'IF temperature IS hot THEN price IS high'],
+  performance: { profit: 'maximize' as const },
+};
+/** The lemonade stand of test/learn/worlds.ts: profit peaks at cost + tolerance(T). */
+const lemonadeProfit = (temperature: number, price: number, shift = 0) => {
+  const heat = temperature - 10;
+  const tolerance = 0.5 + 0.05 * heat + shift;
+  return (price - 0.3) * (40 + 4 * heat) * Math.exp(-price / tolerance);
+};
+
+export const worlds: ArenaWorld[] = [
+  {
+    // willingness to pay: everyone buys up to a price that jumps with the heat, nobody above it
+    name: 'cliff',
+    metric: 'profit',
+    agent: lemonadeAgent,
+    situation: (random) => ({ temperature: uniform(random, 10, 40) }),
+    expected: ({ temperature }, { price }) => {
+      const limit = temperature! < 25 ? 0.9 : 0.9 + ((temperature! - 25) / 15) * 1.6;
+      const buyers = 40 + 4 * (temperature! - 10);
+      return price! <= limit ? (price! - 0.3) * buyers * (1 - 0.3 * (price! / limit) ** 4) : -0.1 * buyers;
+    },
+    noise: (random) => gaussian(random) * 4,
+  },
+  {
+    // price and ice: profit needs both, and ice pays only when it is hot and the price is high enough
+    name: 'two outputs',
+    metric: 'profit',
+    agent: {
+      inputs: lemonadeAgent.inputs,
+      outputs: { ...lemonadeAgent.outputs, ice: { none: [0, 0, 3], some: [1, 4, 7], lots: [5, 10, 10] } },
+      rules: [...lemonadeAgent.rules, 'IF temperature IS cold THEN ice IS some', 'IF temperature IS hot THEN ice IS some'],
+      performance: lemonadeAgent.performance,
+    },
+    situation: (random) => ({ temperature: uniform(random, 10, 40) }),
+    expected: ({ temperature }, { price, ice }) => {
+      const heat = (temperature! - 10) / 30;
+      const wantedIce = 10 * heat * heat;
+      const base = lemonadeProfit(temperature!, price!, 0.3 * (ice! / 10));
+      return base * (1 - 0.08 * (ice! - wantedIce) ** 2 / 10) - 0.5 * ice!;
+    },
+    noise: (random) => gaussian(random) * 3,
+  },
+  {
+    // the lemonade stand, but outcomes come with rare huge swings (Student t, 2 degrees of freedom)
+    name: 'heavy tails',
+    metric: 'profit',
+    agent: lemonadeAgent,
+    situation: (random) => ({ temperature: uniform(random, 10, 40) }),
+    expected: ({ temperature }, { price }) => lemonadeProfit(temperature!, price!),
+    noise: (random) => {
+      const z = gaussian(random);
+      const chi = gaussian(random) ** 2 + gaussian(random) ** 2;
+      return (4 * z) / Math.sqrt(chi / 2);
+    },
+  },
+  {
+    // the best price is near the top of the range, far above every set of the starting agent
+    name: 'far optimum',
+    metric: 'profit',
+    agent: { ...lemonadeAgent, outputs: { price: { low: [0, 0.2, 0.5], medium: [0.2, 0.5, 0.8], high: [0.5, 0.8, 6] } } },
+    situation: (random) => ({ temperature: uniform(random, 10, 40) }),
+    expected: ({ temperature }, { price }) => lemonadeProfit(temperature!, price!, 1.5),
+    noise: (random) => gaussian(random) * 2,
+  },
+  {
+    // tastes change: the best price climbs by 0.8 over the run
+    name: 'drifting',
+    metric: 'profit',
+    agent: lemonadeAgent,
+    situation: (random) => ({ temperature: uniform(random, 10, 40) }),
+    expected: ({ temperature }, { price }, progress) => lemonadeProfit(temperature!, price!, 0.8 * progress),
+    noise: (random) => gaussian(random) * 2,
+  },
+];
+
+export interface Play {
+  /** mean realised outcome over the run */
+  readonly cumulative: number;
+  /** mean expected outcome of the player's final answers, over the test situations at the end of the run */
+  readonly final: number;
+  readonly versions?: number;
+}
+
+/** Answers every situation; `learn` sees each outcome. */
+interface Player {
+  answer(situation: Inputs): Promise<Outputs> | Outputs;
+  learn?(situation: Inputs, answer: Outputs, outcome: number): Promise<void> | void;
+  /** the answer it would give at the end, without exploring */
+  greedy(situation: Inputs): Promise<Outputs> | Outputs;
+}
+
+const outputRanges = (definition: AgentDefinition) => compileAgent(definition).outputs;
+
+/** Plays `count` rounds; the same seed gives every player the same situations and noise. */
+export async function play(world: ArenaWorld, player: Player, count: number, seed: number, tests = 300): Promise<Play> {
+  const situations = seededRandom(seed);
+  const noise = seededRandom(seed + 1000);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const situation = world.situation(situations);
+    const answer = await player.answer(situation);
+    const outcome = world.expected(situation, answer, i / count) + world.noise(noise);
+    total += outcome;
+    await player.learn?.(situation, answer, outcome);
+  }
+  const testRandom = seededRandom(seed + 2000);
+  let final = 0;
+  for (let i = 0; i < tests; i++) {
+    const situation = world.situation(testRandom);
+    final += world.expected(situation, await player.greedy(situation), 1);
+  }
+  return { cumulative: total / count, final: final / tests };
+}
+
+/** The starting agent, never changed. */
+export function staticPlayer(world: ArenaWorld): Player {
+  const compiled = compileAgent(world.agent);
+  const answer = (situation: Inputs) => evaluate(compiled, situation).crisp;
+  return { answer, greedy: answer };
+}
+
+/** A grid of answers over each output's range, `levels` per output. */
+export function answerGrid(world: ArenaWorld, levels: number): Outputs[] {
+  let grid: Outputs[] = [{}];
+  for (const [name, { range }] of Object.entries(outputRanges(world.agent))) {
+    const [min, max] = range;
+    grid = grid.flatMap((answer) => Array.from({ length: levels }, (_, i) => ({ ...answer, [name]: min + ((max - min) * i) / (levels - 1) })));
+  }
+  return grid;
+}
+
+/** Knows the world: the best answer of a fine grid in each situation (at the end of the run). */
+export function oraclePlayer(world: ArenaWorld): Player {
+  const grid = answerGrid(world, Object.keys(world.agent.outputs).length > 1 ? 41 : 301);
+  const best = (situation: Inputs, progress: number) => grid.reduce((a, b) => (world.expected(situation, b, progress) > world.expected(situation, a, progress) ? b : a));
+  return { answer: (situation) => best(situation, 1), greedy: (situation) => best(situation, 1) };
+}
+
+/** Knows the world: the one answer that is best on average over the situations, in hindsight. */
+export function bestFixedPlayer(world: ArenaWorld, seed: number): Player {
+  const grid = answerGrid(world, Object.keys(world.agent.outputs).length > 1 ? 41 : 301);
+  const random = seededRandom(seed);
+  const sample = Array.from({ length: 300 }, () => world.situation(random));
+  const value = (answer: Outputs) => sample.reduce((sum, situation) => sum + world.expected(situation, answer, 1), 0);
+  const best = grid.reduce((a, b) => (value(b) > value(a) ? b : a));
+  return { answer: () => best, greedy: () => best };
+}
+
+/** UCB1 over a grid of answers (`levels` per output) in each of `buckets` equal slices of each input's range. */
+export function banditPlayer(world: ArenaWorld, levels = 10, buckets = 6): Player {
+  const grid = answerGrid(world, levels);
+  const inputs = Object.entries(compileAgent(world.agent).inputs);
+  const stats = new Map<string, { n: Float64Array; sum: Float64Array; total: number }>();
+  const bucketOf = (situation: Inputs) =>
+    inputs.map(([name, { range }]) => Math.min(buckets - 1, Math.floor(((situation[name]! - range[0]) / (range[1] - range[0])) * buckets))).join(',');
+  const of = (situation: Inputs) => {
+    const key = bucketOf(situation);
+    let entry = stats.get(key);
+    if (!entry) stats.set(key, (entry = { n: new Float64Array(grid.length), sum: new Float64Array(grid.length), total: 0 }));
+    return entry;
+  };
+  let scale = 1;
+  return {
+    answer(situation) {
+      const entry = of(situation);
+      let best = 0;
+      let bestScore = -Infinity;
+      for (let a = 0; a < grid.length; a++) {
+        const score = entry.n[a] === 0 ? Infinity : entry.sum[a]! / entry.n[a]! + scale * Math.sqrt((2 * Math.log(entry.total + 1)) / entry.n[a]!);
+        if (score > bestScore) [best, bestScore] = [a, score];
+      }
+      return grid[best]!;
+    },
+    learn(situation, answer, outcome) {
+      const entry = of(situation);
+      const a = grid.indexOf(answer);
+      entry.n[a]! += 1;
+      entry.sum[a]! += outcome;
+      entry.total += 1;
+      scale = Math.max(scale, Math.abs(outcome) / 4);
+    },
+    greedy(situation) {
+      const entry = of(situation);
+      let best = 0;
+      for (let a = 0; a < grid.length; a++) if (entry.n[a]! > 0 && entry.sum[a]! / entry.n[a]! > entry.sum[best]! / Math.max(1, entry.n[best]!)) best = a;
+      return grid[best]!;
+    },
+  };
+}
+
+/** fuzzbox through its real handler: `POST /agent/:id` without parameters and feedback, nothing else. */
+export interface AutopilotPlayer extends Player {
+  service: FuzzyService;
+  key: string;
+  agentID: string;
+  /** a request on the service with the player's key; throws unless 200 for evaluations and feedback */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+/**
+ * fuzzbox through its real handler: `POST /agent/:id` without parameters and feedback, nothing
+ * else. `resume` plays on an existing service, account and agent.
+ */
+export async function autopilotPlayer(
+  world: ArenaWorld,
+  seed: number,
+  resume: { indexedDB?: IDBFactory; service?: FuzzyService; key?: string; agentID?: string } = {},
+): Promise<AutopilotPlayer> {
+  const service = resume.service ?? createFuzzyService({ indexedDB: resume.indexedDB ?? new IDBFactory(), IDBKeyRange, random: seededRandom(seed + 3000) });
+  const request = async (method: string, path: string, key: string | undefined, body?: unknown) => {
+    const response = await service.handle(
+      new Request(`http://fuzzbox.test/${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    return { status: response.status, body: await response.json(), headers: response.headers };
+  };
+  const call = async (method: string, path: string, key: string | undefined, body?: unknown) => {
+    const answer = await request(method, path, key, body);
+    if (answer.status !== 200) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer;
+  };
+  const key = resume.key ?? ((await call('POST', 'account', undefined, {})).body.apiKey as string);
+  const agentID = resume.agentID ?? ((await call('POST', 'agent', key, { name: world.name, ...world.agent })).body.id as string);
+  let last = '';
+  return {
+    service,
+    key,
+    agentID,
+    call: (method, path, body) => request(method, path, key, body),
+    async answer(situation) {
+      const { body, headers } = await call('POST', `agent/${agentID}`, key, situation);
+      last = headers.get('X-Evaluation-ID')!;
+      return body as Outputs;
+    },
+    async learn(_situation, _answer, outcome) {
+      await call('POST', `evaluation/${last}/feedback`, key, { [world.metric]: outcome });
+      // A real app's requests come seconds apart, time enough for the background work; waiting for
+      // it here keeps runs repeatable (a background step that runs late sees more feedback).
+      await service.idle();
+    },
+    async greedy(situation) {
+      const agent = (await call('GET', `agent/${agentID}`, key)).body as AgentDefinition;
+      return evaluate(compileAgent(agent), situation).crisp;
+    },
+    close: () => service.close(),
+  };
+}

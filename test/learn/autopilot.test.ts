@@ -1,0 +1,155 @@
+// Learning on autopilot through the real handler: apps only evaluate (no parameter) and post
+// feedback; the service varies answers, proposes, tries and adopts versions by itself.
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileAgent, evaluate } from '../../src/engine/index.js';
+import { createFuzzyService } from '../../src/index.js';
+import { explorationDensity } from '../../src/learn/policy.js';
+import { seededRandom } from '../../src/learn/random.js';
+import { createTestService, tippingAgent, type TestService } from '../support/service.js';
+import { autopilotPlayer, play, staticPlayer, worlds } from './arena.js';
+
+let t: TestService | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const withPerformance = () => ({ ...tippingAgent(), performance: { stars: 'maximize' as const } });
+
+describe('autopilot policy', () => {
+  it('varies answers of an agent with performance inside the range, logging what was returned and its density', async () => {
+    t = await createTestService({ random: seededRandom(3) });
+    const key = await t.signup();
+    const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    const tips: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { status, body, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: { service: i % 2 ? 10 : 5 } });
+      expect(status).toBe(200);
+      expect(body.tip).toBeGreaterThanOrEqual(0);
+      expect(body.tip).toBeLessThanOrEqual(30);
+      tips.push(body.tip);
+      const log = (await t.call('GET', `evaluation/${headers.get('X-Evaluation-ID')}`, { key })).body;
+      expect(log.returned).toEqual(body);
+      expect(log.density).toBeCloseTo(explorationDensity(log.crisp, log.returned, compileAgent(agent).outputs, 0.05), 9);
+    }
+    expect(new Set(tips).size).toBe(40);
+    // service 10 answers near the top of the range: truncated, never clamped onto the end
+    expect(tips.filter((tip) => tip === 30)).toHaveLength(0);
+  });
+
+  it('answers plainly when switched off, and for agents without performance', async () => {
+    t = await createTestService({ random: seededRandom(3) });
+    const key = await t.signup();
+    const plain = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+    const piloted = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    const expected = evaluate(compileAgent(plain), { service: 5 }).crisp;
+    expect((await t.call('POST', `agent/${plain.id}`, { key, body: { service: 5 } })).body).toEqual(expected);
+    expect((await t.call('GET', `agent/${plain.id}/autopilot`, { key })).body).toMatchObject({ enabled: true, active: false });
+
+    const off = await t.call('PUT', `agent/${piloted.id}/autopilot`, { key, body: { enabled: false } });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ enabled: false, active: false });
+    const answer = await t.call('POST', `agent/${piloted.id}`, { key, body: { service: 5 } });
+    expect(answer.body).toEqual(expected);
+    expect((await t.call('GET', `evaluation/${answer.headers.get('X-Evaluation-ID')}`, { key })).body).not.toHaveProperty('density');
+    expect((await t.call('PUT', `agent/${piloted.id}/autopilot`, { key, body: { enabled: true } })).body.active).toBe(true);
+    expect((await t.call('POST', `agent/${piloted.id}`, { key, body: { service: 5 } })).body).not.toEqual(expected);
+  });
+
+  it('refuses a bad switch or rollback with a 400 that changes nothing', async () => {
+    t = await createTestService();
+    const key = await t.signup();
+    const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    const before = await t.snapshot();
+    for (const body of [{ enabled: 'yes' }, {}, { enabled: true, extra: 1 }, []]) {
+      const { status, body: error } = await t.call('PUT', `agent/${agent.id}/autopilot`, { key, body });
+      expect(status).toBe(400);
+      expect(error.status).toBe('error');
+      expect(error.message).toMatch(/enabled/);
+    }
+    for (const body of [{}, { version: 3 }, { version: 'nope' }]) {
+      const { status, body: error } = await t.call('POST', `agent/${agent.id}/rollback`, { key, body });
+      expect(status).toBe(400);
+      expect(error.message).toMatch(/version/);
+    }
+    const other = (await t.call('POST', 'agent', { key, body: tippingAgent('other') })).body;
+    const before2 = await t.snapshot();
+    expect((await t.call('POST', `agent/${agent.id}/rollback`, { key, body: { version: other.latestVersion } })).status).toBe(400);
+    expect(await t.snapshot()).toBe(before2);
+    expect(before2).not.toBe(before);
+    expect((await t.call('GET', 'agent/nope/autopilot', { key })).status).toBe(404);
+  });
+});
+
+describe('the fuzzy.ai pattern: evaluate and post feedback, nothing else', () => {
+  for (const [name, gain] of [['two outputs', 0.2], ['heavy tails', 0.15]] as const) {
+    it(`improves the ${name} world by at least ${gain * 100}% within 1,000 evaluations, never earning 2% less while learning`, async () => {
+      const world = worlds.find((w) => w.name === name)!;
+      for (const seed of [1, 2, 3]) {
+        const fixed = await play(world, staticPlayer(world), 1000, seed);
+        const player = await autopilotPlayer(world, seed);
+        const learnt = await play(world, player, 1000, seed);
+        await player.service.idle();
+        const versions = (await player.call('GET', `agent/${player.agentID}/version`)).body as Array<{ origin: string }>;
+        await player.close();
+        expect(versions[0]!.origin).toBe('created');
+        expect(versions.slice(1).every((version) => version.origin === 'autopilot')).toBe(true);
+        expect(learnt.final, `seed ${seed}`).toBeGreaterThan((1 + gain) * fixed.final);
+        expect(learnt.cumulative, `seed ${seed}`).toBeGreaterThan(0.98 * fixed.cumulative);
+      }
+    }, 120_000);
+  }
+});
+
+describe('versions, performance and rollback', () => {
+  it('records each version\'s origin and evidence, its performance, and rolls back to any version', async () => {
+    const world = worlds.find((w) => w.name === 'two outputs')!;
+    const player = await autopilotPlayer(world, 1);
+    await play(world, player, 700, 1);
+    await player.service.idle();
+    const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    expect(state.trials.length).toBeGreaterThanOrEqual(1);
+    const adopted = state.trials.find((trial: { outcome: string }) => trial.outcome === 'adopted');
+    expect(adopted.pValue).toBeLessThan(0.025);
+    const { body: report } = await player.call('GET', `agent/${player.agentID}/performance`);
+    const [first, second] = report.versions;
+    expect(first).toMatchObject({ origin: 'created', evidence: null });
+    expect(second.origin).toBe('autopilot');
+    expect(second.evidence.offPolicy.gain.low).toBeLessThan(second.evidence.offPolicy.gain.value);
+    expect(first.evaluations).toBeGreaterThan(100);
+    expect(first.feedback).toBe(first.evaluations);
+    expect(first.metrics.profit.n).toBe(first.evaluations);
+    expect(first.metrics.profit.low).toBeLessThan(first.metrics.profit.mean);
+    expect(report.latestVersion).toBe(adopted.versionID);
+
+    const rolled = await player.call('POST', `agent/${player.agentID}/rollback`, { version: first.id });
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.outputs).toEqual(world.agent.outputs);
+    const versions = (await player.call('GET', `agent/${player.agentID}/version`)).body as Array<{ id: string; origin: string }>;
+    expect(versions.at(-1)).toEqual(expect.objectContaining({ id: rolled.body.latestVersion, origin: 'rolled back' }));
+    expect((await player.call('GET', `agent/${player.agentID}`)).body.latestVersion).toBe(rolled.body.latestVersion);
+    await player.close();
+  }, 120_000);
+
+  it('carries on after the service stops: state is in the store, a new service on it decides the trial', async () => {
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    const indexedDB = new IDBFactory();
+    const first = await autopilotPlayer(world, 4, { indexedDB });
+    await play(world, first, 190, 4);
+    await first.service.idle();
+    const { body: before } = await first.call('GET', `agent/${first.agentID}/autopilot`);
+    expect(before.candidate).not.toBeNull();
+    await first.close();
+
+    const service = createFuzzyService({ indexedDB, IDBKeyRange, random: seededRandom(9) });
+    const second = await autopilotPlayer(world, 5, { service, key: first.key, agentID: first.agentID });
+    const { body: resumed } = await second.call('GET', `agent/${first.agentID}/autopilot`);
+    expect(resumed.candidate).toEqual(before.candidate);
+    await play(world, second, 700, 5);
+    await service.idle();
+    const { body: after } = await second.call('GET', `agent/${first.agentID}/autopilot`);
+    expect(after.trials.some((trial: { versionID: string }) => trial.versionID === before.candidate.versionID)).toBe(true);
+    await second.close();
+  }, 120_000);
+});
