@@ -212,6 +212,7 @@ export class Autopilot {
       outputs: structuredClone(definition.outputs) as AgentRecord['outputs'],
       rules: [...definition.rules],
       performance: agent.performance!,
+      ...(agent.operators ? { operators: agent.operators } : {}),
     };
     const parsedRules = [...compileOrReject(body).parsedRules];
     const evidence = {

@@ -72,7 +72,7 @@ export interface AutopilotRecord {
     versionID: string;
     basedOn: string;
     since: string;
-    definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules'>;
+    definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
   };
   trials: TrialRecord[];
 }
