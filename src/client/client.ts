@@ -7,6 +7,7 @@ import type {
   AgentInput,
   AgentSummary,
   AgentVersion,
+  EvaluationList,
   EvaluationLog,
   EvaluationMeta,
   Feedback,
@@ -25,6 +26,18 @@ export interface FuzzyClientOptions {
   apiKey?: string;
   /** The fetch to use; default the global one. */
   fetch?: typeof fetch;
+}
+
+/** Which evaluations `listEvaluations` answers (docs/REST.md, "Listing and erasing evaluations"). */
+export interface ListEvaluationsOptions {
+  /** 1..1000; default 100 */
+  limit?: number;
+  /** the `next` of the previous page */
+  cursor?: string;
+  /** only this version's evaluations */
+  version?: string;
+  /** only those with (true) or without (false) feedback */
+  feedback?: boolean;
 }
 
 export interface EvaluateOptions {
@@ -144,6 +157,19 @@ export class FuzzyClient {
 
   getEvaluation(evaluationID: string): Promise<EvaluationLog> {
     return this.#json('GET', `evaluation/${encodeURIComponent(evaluationID)}`);
+  }
+
+  /** GET /agent/:id/evaluation: a page of the agent's evaluations, newest first, each with its feedback. */
+  listEvaluations(agentID: string, options: ListEvaluationsOptions = {}): Promise<EvaluationList> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(options)) if (value !== undefined) query.set(name, String(value));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json('GET', `agent/${encodeURIComponent(agentID)}/evaluation${search}`);
+  }
+
+  /** DELETE /evaluation/:id: erases the log and its feedback. */
+  async deleteEvaluation(evaluationID: string): Promise<void> {
+    await this.#json('DELETE', `evaluation/${encodeURIComponent(evaluationID)}`);
   }
 
   /** POST /evaluation/:id/feedback: metric name → number, on the caller's own scale. */

@@ -1,7 +1,7 @@
 export { registerFuzzyWorker, WorkerRegistrationError } from './register.js';
 export type { FuzzyWorker, RegisterOptions, WorkerUpdate } from './register.js';
 export { FuzzyClient, FuzzyApiError } from './client.js';
-export type { Evaluation, EvaluateOptions, FuzzyClientOptions } from './client.js';
+export type { Evaluation, EvaluateOptions, FuzzyClientOptions, ListEvaluationsOptions } from './client.js';
 export { requestPersistence } from './persistence.js';
 // Every type the client's methods take or return, by name, so an app can annotate its own code.
 export type {
@@ -19,6 +19,8 @@ export type {
   AgentInput,
   AgentSummary,
   AgentVersion,
+  EvaluationEntry,
+  EvaluationList,
   EvaluationLog,
   EvaluationMeta,
   Feedback,

@@ -150,3 +150,18 @@ test('a deleted agent\'s logs stay listable and erasable by their owner; another
   expect((await t.call('DELETE', `evaluation/${ids[0]}`, { key })).status).toBe(200);
   expect(await listAll(5)).toEqual([ids[1]]);
 });
+
+test('FuzzyClient.listEvaluations and deleteEvaluation over real HTTP', async () => {
+  const { FuzzyClient } = await import('../../src/client/index.js');
+  const client = new FuzzyClient({ baseURL: t.baseURL, apiKey: key });
+  const ids = await evaluate([1, 2, 3, 4]);
+  await client.postFeedback(ids[1]!, { stars: 2 });
+  const first = await client.listEvaluations(agentID, { limit: 2 });
+  expect(first.evaluations.map((entry) => entry.reqID)).toEqual([ids[3], ids[2]]);
+  const rest = await client.listEvaluations(agentID, { limit: 2, cursor: first.next! });
+  expect(rest.evaluations.map((entry) => entry.reqID)).toEqual([ids[1], ids[0]]);
+  expect((await client.listEvaluations(agentID, { feedback: true })).evaluations.map((entry) => entry.feedback[0]!.data)).toEqual([{ stars: 2 }]);
+  await client.deleteEvaluation(ids[1]!);
+  expect((await client.listEvaluations(agentID)).evaluations.map((entry) => entry.reqID)).toEqual([ids[3], ids[2], ids[0]]);
+  await expect(client.deleteEvaluation(ids[1]!)).rejects.toMatchObject({ status: 404 });
+});

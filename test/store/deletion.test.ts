@@ -113,3 +113,26 @@ test('an agent deleted on a full disk goes into a backup as a deletion with its 
     await elsewhere.close();
   }
 });
+
+test('on a full disk an evaluation alone in its record is erased (its tally counted afresh later); one of a batch needs room (507)', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+  const single = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } })).headers.get('X-Evaluation-ID')!;
+  const batch = (await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 2 }] })).headers.get('X-Evaluation-ID')!.split(',');
+  await t.call('POST', `evaluation/${single}/feedback`, { key, body: { stars: 1 } });
+  const stores = ['accounts', 'agents', 'versions', 'retiredVersions', 'deletedAgents', 'logGroups', 'feedback', 'tallies'];
+  const restores = stores.map((store) => failWrites(store, quotaExceeded));
+  restore = () => [...restores].reverse().forEach((undo) => undo());
+  expect((await t.call('DELETE', `evaluation/${single}`, { key })).status).toBe(200);
+  const refused = await t.call('DELETE', `evaluation/${batch[0]}`, { key });
+  expect(refused.status).toBe(507);
+  expect(refused.body.message).toContain('erase evaluation logs');
+  // GET /storage counts afresh, and cannot store the count: it answers it all the same
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 2, feedback: 0 });
+  restore();
+  expect((await t.call('GET', `evaluation/${single}`, { key })).status).toBe(404);
+  expect((await t.call('GET', `evaluation/${batch[0]}`, { key })).status).toBe(200);
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 2, feedback: 0 });
+  expect(await records('tallies')).toHaveLength(1);
+  await t.call('POST', `agent/${agent.id}`, { key, body: { service: 5 } });
+  expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 3, feedback: 0 });
+});
