@@ -14,8 +14,8 @@ export interface OfflineFiles {
   install(event: ExtendableEvent): Promise<unknown>;
   /** Drops what earlier workers cached and this one no longer lists. */
   activate(event: ExtendableEvent): Promise<unknown>;
-  /** Answers the request from the cache if it is a listed file or page; false if it is not one of ours. */
-  answer(event: FetchEvent): boolean;
+  /** Answers the request from the cache if it is a listed file or page; leaves any other alone. */
+  answer(event: FetchEvent): void;
 }
 
 export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly OfflineFile[]): OfflineFiles {
@@ -30,13 +30,11 @@ export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly O
     activate: (event) => controller.activate(event),
     answer(event) {
       const { request } = event;
-      if (request.method !== 'GET') return false;
+      if (request.method !== 'GET') return;
       const route = request.mode === 'navigate' ? pages : assets;
       const url = new URL(request.url);
       const params = route.match({ url, request, event, sameOrigin: url.origin === worker.location.origin });
-      if (!params) return false;
-      event.respondWith(route.handler.handle({ url, request, event, params }));
-      return true;
+      if (params) event.respondWith(route.handler.handle({ url, request, event, params }));
     },
   };
 }
