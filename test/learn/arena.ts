@@ -219,7 +219,7 @@ export interface AutopilotPlayer extends Player {
   key: string;
   agentID: string;
   /** a request on the service with the player's key; throws unless 200 for evaluations and feedback */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,131 @@
+// Learning on autopilot against the alternatives, in the worlds of test/learn/arena.ts (their rule
+// hidden from every player), same situations and noise for every player of a world and seed:
+// the starting agent; fuzzbox on autopilot (evaluate + feedback only, through the real handler);
+// fuzzbox driven by hand (?explore=0.15, then POST /optimize, five rounds); the best fixed answer in
+// hindsight; UCB1 over 10 answers per output in 6 buckets per input; the best answer per situation.
+// Then the cost of one optimisation over 100,000 logged evaluations.
+import { compileAgent, evaluate } from '../src/engine/index.js';
+import type { Inputs, Outputs } from '../src/engine/types.js';
+import { optimizeAgent, seededRandom, type LoggedEvaluation } from '../src/learn/index.js';
+import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
+import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
+
+const EVALUATIONS = Number(process.env.AUTOPILOT_EVALUATIONS ?? 1000);
+const SEEDS = Number(process.env.AUTOPILOT_SEEDS ?? 5);
+
+/** fuzzbox by hand: rounds of explored evaluations with feedback, each followed by POST /agent/:id/optimize. */
+async function byHandPlayer(world: ArenaWorld, seed: number) {
+  const { performance: _none, ...agent } = world.agent;
+  const player = await autopilotPlayer({ ...world, agent: agent as ArenaWorld['agent'] }, seed);
+  const round = EVALUATIONS / 5;
+  let count = 0;
+  let last = '';
+  return {
+    async answer(situation: Inputs): Promise<Outputs> {
+      const { body, headers } = await player.call('POST', `agent/${player.agentID}?explore=0.15`, situation);
+      last = headers.get('X-Evaluation-ID')!;
+      return body;
+    },
+    async learn(_situation: Inputs, _answer: Outputs, outcome: number) {
+      await player.call('POST', `evaluation/${last}/feedback`, { [world.metric]: outcome });
+      if (++count % round === 0) await player.call('POST', `agent/${player.agentID}/optimize`, { metric: world.metric, goal: 'maximize' });
+    },
+    greedy: player.greedy,
+    close: player.close,
+  };
+}
+
+const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
+const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
+const estimates: Array<{ world: string; estimated: number; trueGain: number }> = [];
+for (const world of worlds) {
+  const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    results['starting agent']!.push(await play(world, staticPlayer(world), EVALUATIONS, seed));
+    const auto = await autopilotPlayer(world, seed);
+    results.autopilot!.push(await play(world, auto, EVALUATIONS, seed));
+    // the first adopted version's off-policy estimated gain against its true gain
+    const { body: report } = await auto.call('GET', `agent/${auto.agentID}/performance`);
+    const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
+    for (const trial of state.trials.filter((t: { outcome: string }) => t.outcome === 'adopted')) {
+      const version = report.versions.find((v: { id: string }) => v.id === trial.versionID);
+      const gain = version?.evidence?.offPolicy?.gain?.value;
+      if (gain === undefined) continue;
+      const truth = async (id: string) => {
+        const { body } = await auto.call('GET', `version/${id}`);
+        const compiled = compileAgent(body);
+        const random = seededRandom(seed + 77);
+        let sum = 0;
+        for (let i = 0; i < 500; i++) {
+          const situation = world.situation(random);
+          sum += world.expected(situation, evaluate(compiled, situation).crisp, 0);
+        }
+        return sum / 500;
+      };
+      estimates.push({ world: world.name, estimated: gain, trueGain: (await truth(trial.versionID)) - (await truth(trial.basedOn)) });
+    }
+    await auto.close();
+    const hand = await byHandPlayer(world, seed);
+    results['by hand']!.push(await play(world, hand, EVALUATIONS, seed));
+    await hand.close();
+    results['best fixed']!.push(await play(world, bestFixedPlayer(world, seed), EVALUATIONS, seed));
+    results['UCB bandit']!.push(await play(world, banditPlayer(world), EVALUATIONS, seed));
+    results['best per situation']!.push(await play(world, oraclePlayer(world), EVALUATIONS, seed));
+  }
+  rows.push({ world: world.name, results });
+}
+
+const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+console.log(`${EVALUATIONS} evaluations, ${SEEDS} seeds. Each cell: mean metric while learning (cumulative) / mean expected metric of the final answers on 300 fresh situations`);
+console.log(`| world | ${names.join(' | ')} |`);
+console.log(`|---|${names.map(() => '---').join('|')}|`);
+for (const { world, results } of rows) {
+  console.log(`| ${world} | ${names.map((name) => `${mean(results[name]!.map((r) => r.cumulative)).toFixed(1)} / ${mean(results[name]!.map((r) => r.final)).toFixed(1)}`).join(' | ')} |`);
+}
+console.log('\ntargets (issue 9, §3):');
+for (const { world, results } of rows) {
+  const start = results['starting agent']!;
+  const auto = results.autopilot!;
+  const bandit = results['UCB bandit']!;
+  const best = results['best per situation']!;
+  const perSeed = auto.map((a, i) => ({
+    beatsBanditFinal: a.final > bandit[i]!.final,
+    beatsBanditCumulative: a.cumulative > bandit[i]!.cumulative,
+    notBelowStatic: a.cumulative >= 0.98 * start[i]!.cumulative,
+    gain: a.final / start[i]!.final - 1,
+    gapClosed: (a.final - start[i]!.final) / (best[i]!.final - start[i]!.final),
+  }));
+  const count = (key: 'beatsBanditFinal' | 'beatsBanditCumulative' | 'notBelowStatic') => perSeed.filter((s) => s[key]).length;
+  console.log(
+    `${world.padEnd(12)} beats UCB (final answers) ${count('beatsBanditFinal')}/${SEEDS}, (while learning) ${count('beatsBanditCumulative')}/${SEEDS};` +
+      ` while learning ≥ 98% of the static agent ${count('notBelowStatic')}/${SEEDS}; gain ${perSeed.map((s) => `${(s.gain * 100).toFixed(0)}%`).join(' ')};` +
+      ` gap to best per situation closed ${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')}`,
+  );
+}
+for (const { world, estimated, trueGain } of estimates) {
+  console.log(`estimated gain of an adopted version (${world}): ${estimated.toFixed(2)}, true ${trueGain.toFixed(2)} (${((estimated / trueGain - 1) * 100).toFixed(0)}%)`);
+}
+
+// Cost: one proposal over 100,000 logged evaluations, in memory (autopilot reads its WINDOW of the newest).
+const world = worlds[0]!;
+const compiled = compileAgent(world.agent);
+const random = seededRandom(7);
+const log: LoggedEvaluation[] = Array.from({ length: 100_000 }, () => {
+  const input = world.situation(random);
+  const { crisp } = evaluate(compiled, input);
+  const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+  return { input, crisp, returned, density, metric: world.expected(input, returned, 0) + world.noise(random) };
+});
+globalThis.gc?.();
+const heapBefore = process.memoryUsage().heapUsed;
+let peak = heapBefore;
+const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+const started = performance.now();
+const result = await optimizeAgent(world.agent, log, { goal: 'maximize', estimationPoints: 1000 });
+const seconds = (performance.now() - started) / 1000;
+clearInterval(timer);
+peak = Math.max(peak, process.memoryUsage().heapUsed);
+console.log(
+  `\noptimiseAgent over 100,000 logged evaluations (all of them as neighbours, 1,000 estimation points): ${seconds.toFixed(2)} s,` +
+    ` heap growth ${((peak - heapBefore) / 2 ** 20).toFixed(0)} MB (the log itself, as objects: ${(heapBefore / 2 ** 20).toFixed(0)} MB in use before); ${result.status}`,
+);
