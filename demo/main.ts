@@ -167,7 +167,6 @@ async function evaluateAndStore(): Promise<void> {
   if (!agent) return;
   try {
     const evaluation = await client.evaluate(agent.id, inputs, { meta: true });
-    rememberEvaluation(evaluation.evaluationID);
     shownEvaluation = evaluation.evaluationID;
     draw(evaluation.meta!, evaluation.outputs, 'stored', current());
     resetFeedbackForm();
@@ -258,34 +257,24 @@ function showRules(rulesOf: CompiledAgent): void {
   );
 }
 
-// History: the REST interface has no "list evaluations" endpoint, so the page keeps the ids.
-function historyIDs(): string[] {
-  return JSON.parse(localStorage.getItem(storageKey(`history:${agent!.id}`)) ?? '[]') as string[];
-}
-
-function rememberEvaluation(id: string): void {
-  const ids = [id, ...historyIDs()].slice(0, historyLength);
-  localStorage.setItem(storageKey(`history:${agent!.id}`), JSON.stringify(ids));
-}
-
+// History: the agent's newest evaluations with their feedback, one request to the service.
 async function showHistory(): Promise<void> {
-  const rows = await Promise.all(
-    historyIDs().map(async (id) => {
-      const [log, feedback] = await Promise.all([client.getEvaluation(id), client.listFeedback(id)]);
-      const row = document.createElement('tr');
-      row.dataset.evaluation = id;
-      if (id === shownEvaluation) row.className = 'current';
-      const cells = [
-        new Date(log.createdAt).toLocaleTimeString(),
-        describe(log.input),
-        Object.keys(log.crisp).length ? describe(log.crisp) : 'no rule fired',
-        feedback.length ? feedback.map((item) => describe(item.data)).join('; ') : '—',
-      ];
-      for (const text of cells) row.insertCell().textContent = text;
-      row.addEventListener('click', () => void showStoredEvaluation(id));
-      return row;
-    }),
-  );
+  const { evaluations } = await client.listEvaluations(agent!.id, { limit: historyLength });
+  const rows = evaluations.map((log) => {
+    const { reqID: id, feedback } = log;
+    const row = document.createElement('tr');
+    row.dataset.evaluation = id;
+    if (id === shownEvaluation) row.className = 'current';
+    const cells = [
+      new Date(log.createdAt).toLocaleTimeString(),
+      describe(log.input),
+      Object.keys(log.crisp).length ? describe(log.crisp) : 'no rule fired',
+      feedback.length ? feedback.map((item) => describe(item.data)).join('; ') : '—',
+    ];
+    for (const text of cells) row.insertCell().textContent = text;
+    row.addEventListener('click', () => void showStoredEvaluation(id));
+    return row;
+    });
   $('#history').replaceChildren(...rows);
 }
 
