@@ -274,7 +274,7 @@ async function showHistory(): Promise<void> {
     for (const text of cells) row.insertCell().textContent = text;
     row.addEventListener('click', () => void showStoredEvaluation(id));
     return row;
-    });
+  });
   $('#history').replaceChildren(...rows);
 }
 
