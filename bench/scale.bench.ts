@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -13,6 +13,8 @@ import { build } from 'vite';
 import { chromiumArgs, chromiumPath, root, startStaticServer } from '../test/browser/harness.js';
 import { measureAtScale, scaleTable, type ScaleRow } from './scale.js';
 
+/** The figures mean little on a busy machine: every table says how busy it was. */
+const load = () => `load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`;
 const sizes = (variable: string, fallback: number[]) => process.env[variable]?.split(',').filter(Boolean).map(Number) ?? fallback;
 // fake-indexeddb keeps everything in JavaScript objects: 1 M logs fit (about 1.5 GB) but take
 // about 5 minutes to fill; Chromium about 6. SCALE_NODE_SIZES= (empty) skips Node.
@@ -22,6 +24,7 @@ const browserSizes = sizes('SCALE_BROWSER_SIZES', [1_000, 100_000, 1_000_000]);
 if (nodeSizes.length > 0) {
   console.log(`Node ${process.version}, fake-indexeddb; fan agent (1 input, 3 rules); median ms per request through handle()`);
   console.log(scaleTable(await measureAtScale({ indexedDB: new IDBFactory(), IDBKeyRange, sizes: nodeSizes, repeat: 100 })));
+  console.log(`(${load()} at the end)`);
 }
 
 // The measurement as one ES module for the page, dependencies included.
@@ -65,6 +68,7 @@ try {
   const version = execFileSync(chromiumPath(), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   console.log(`\n${version}, persistent profile, IndexedDB in the page (the worker hop adds a constant: bench/browser.bench.ts); bytes from navigator.storage.estimate()`);
   console.log(scaleTable(rows));
+  console.log(`(${load()} at the end)`);
 } finally {
   const exited = once(browser, 'exit');
   browser.kill();
