@@ -3,6 +3,7 @@
 // persistent profile). The store is filled directly with the records the service itself writes
 // (half the evaluations as 4096 batches, half as single requests, feedback on every fourth), then
 // every measured operation goes through handle(), as a request would.
+import { Dexie } from 'dexie';
 import { createFuzzyService } from '../src/api/index.js';
 import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
 import { groupLogs } from '../src/store/evaluations.js';
@@ -27,6 +28,9 @@ export interface ScaleRow {
   feedbackSingle: number;
   feedbackBatchItem: number;
   listPage: number | null;
+  /** the platform's floor beside them: one tiny record put (strict durability) and got, no fuzzbox code, in the same storage */
+  floorWrite: number;
+  floorRead: number;
   deleteSingle: number | null;
   deleteBatchItem: number | null;
   storage: number;
@@ -70,6 +74,11 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
     return median(samples);
   };
 
+  // The floor: a tiny database of the same origin (Chromium keeps one LevelDB per origin, so it
+  // shares the disk, the compaction and the cache with the store), one record written and read.
+  const floor = new Dexie(`${dbName}-floor`, { ...options, chromeTransactionDurability: 'strict', cache: 'disabled' });
+  floor.version(1).stores({ records: 'id' });
+  await floor.open();
   const account = await service.createAccount('scale');
   const key = account.apiKey;
   const created = (await call('POST', 'agent', key, agent)).body;
@@ -149,6 +158,8 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
       readBatchItem: (i) => call('GET', `evaluation/${pick(batched, i)}`, key),
       feedbackSingle: (i) => call('POST', `evaluation/${pick(singles, i + 7)}/feedback`, key, { stars: 3 }),
       feedbackBatchItem: (i) => call('POST', `evaluation/${pick(batched, i + 7)}/feedback`, key, { stars: 3 }),
+      floorWrite: (i) => floor.table('records').put({ id: i % 16, value: 'x'.repeat(100) }),
+      floorRead: (i) => floor.table('records').get(i % 16),
       ...(listed ? { listPage: () => call('GET', `agent/${base.agentID}/evaluation?limit=100`, key) } : {}),
       ...(deletable
         ? {
@@ -177,6 +188,8 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
       feedbackSingle: result('feedbackSingle')!,
       feedbackBatchItem: result('feedbackBatchItem')!,
       listPage: result('listPage'),
+      floorWrite: result('floorWrite')!,
+      floorRead: result('floorRead')!,
       deleteSingle: result('deleteSingle'),
       deleteBatchItem: result('deleteBatchItem'),
       storage,
@@ -185,6 +198,7 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
     progress(JSON.stringify(rows.at(-1)));
   }
   db.close();
+  floor.close();
   await service.close();
   return rows;
 }
@@ -194,12 +208,12 @@ export function scaleTable(rows: ScaleRow[]): string {
   const ms = (value: number | null) => (value === null ? 'n/a' : value < 10 ? value.toFixed(2) : value.toFixed(1));
   const count = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
   const lines = [
-    '| stored | evaluate | read single | read batch item | feedback single | feedback batch item | list 100 | delete single | delete batch item | GET /storage | bytes/evaluation |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| stored | evaluate | read single | read batch item | feedback single | feedback batch item | list 100 | delete single | delete batch item | GET /storage | floor write / read | bytes/evaluation |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     lines.push(
-      `| ${count(row.stored)} | ${ms(row.evaluate)} | ${ms(row.readSingle)} | ${ms(row.readBatchItem)} | ${ms(row.feedbackSingle)} | ${ms(row.feedbackBatchItem)} | ${ms(row.listPage)} | ${ms(row.deleteSingle)} | ${ms(row.deleteBatchItem)} | ${ms(row.storage)} | ${row.bytesPerEvaluation === null ? 'n/a' : Math.round(row.bytesPerEvaluation)} |`,
+      `| ${count(row.stored)} | ${ms(row.evaluate)} | ${ms(row.readSingle)} | ${ms(row.readBatchItem)} | ${ms(row.feedbackSingle)} | ${ms(row.feedbackBatchItem)} | ${ms(row.listPage)} | ${ms(row.deleteSingle)} | ${ms(row.deleteBatchItem)} | ${ms(row.storage)} | ${ms(row.floorWrite)} / ${ms(row.floorRead)} | ${row.bytesPerEvaluation === null ? 'n/a' : Math.round(row.bytesPerEvaluation)} |`,
     );
   }
   return lines.join('\n');
