@@ -52,12 +52,12 @@ function lerp(from: number, to: number, t: number): number {
   return from < to ? Math.min(Math.max(value, from), to) : Math.min(Math.max(value, to), from);
 }
 
-/** The trapezoid cut at `height` (0 < height ≤ 1), as a minimal polygon from left to right. */
-export function clipTrapezoid([a, b, c, d]: Trapezoid, height: number): Polygon {
+/** The trapezoid cut at its inferred `degree` (0 < degree ≤ 1), as a minimal polygon from left to right. */
+export function clipTrapezoid([a, b, c, d]: Trapezoid, degree: number): Polygon {
   const polygon: Polygon = [];
   appendPoint(polygon, a, 0);
-  appendPoint(polygon, lerp(a, b, height), height);
-  appendPoint(polygon, lerp(d, c, height), height);
+  appendPoint(polygon, lerp(a, b, degree), degree);
+  appendPoint(polygon, lerp(d, c, degree), degree);
   appendPoint(polygon, d, 0);
   return polygon;
 }
