@@ -55,6 +55,10 @@ let lastScratch: Scratch | undefined;
 
 /** A scratch for `program`, marked busy (the caller sets busy = false when done): its kept one when free, else a new one it keeps. */
 export function borrowScratch(program: Program): Scratch {
+  if (lastProgram === program && !lastScratch!.busy) {
+    lastScratch!.busy = true;
+    return lastScratch!;
+  }
   let scratch = lastProgram === program ? lastScratch : scratches.get(program);
   if (!scratch || scratch.busy) {
     scratch = createScratch(program);
