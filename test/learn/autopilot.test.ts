@@ -57,6 +57,21 @@ describe('autopilot policy', () => {
     expect((await t.call('POST', `agent/${piloted.id}`, { key, body: { service: 5 } })).body).not.toEqual(expected);
   });
 
+  it('a rollback restores the whole definition of the version it goes back to, its operators too', async () => {
+    t = await createTestService();
+    const key = await t.signup();
+    const operators = { and: 'product', or: 'probabilisticSum', implication: 'product' };
+    const first = (await t.call('POST', 'agent', { key, body: { ...tippingAgent(), operators } })).body;
+    const productAnswer = (await t.call('POST', `agent/${first.id}`, { key, body: { service: 4 } })).body;
+    await t.call('PUT', `agent/${first.id}`, { key, body: tippingAgent() });
+    const rolled = await t.call('POST', `agent/${first.id}/rollback`, { key, body: { version: first.latestVersion } });
+    expect(rolled.status).toBe(200);
+    const agent = (await t.call('GET', `agent/${first.id}`, { key })).body;
+    expect(agent.operators).toEqual(operators);
+    expect((await t.call('GET', `version/${agent.latestVersion}`, { key })).body.operators).toEqual(operators);
+    expect((await t.call('POST', `agent/${first.id}`, { key, body: { service: 4 } })).body).toEqual(productAnswer);
+  });
+
   it('refuses a bad switch or rollback with a 400 that changes nothing', async () => {
     t = await createTestService();
     const key = await t.signup();

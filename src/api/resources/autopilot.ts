@@ -66,15 +66,15 @@ export async function rollbackAgent(context: Context): Promise<Response> {
     throw error;
   }
   if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
-  const { name, inputs, outputs, rules, performance, parsed_rules } = version;
-  const body = { name, inputs, outputs, rules, ...(performance ? { performance } : {}) };
+  const { name, inputs, outputs, rules, performance, operators, parsed_rules } = version;
+  const body = { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
   const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsed_rules, {
     origin: 'rolled back',
     evidence: { to: version.id, from: agent.latestVersion },
   });
   service.autopilot.nudge(userID, agentID, true);
   const { id, createdAt, updatedAt, latestVersion } = updated;
-  return json({ id, name: updated.name, inputs, outputs, rules, ...(performance ? { performance } : {}), createdAt, updatedAt, latestVersion });
+  return json({ id, name: updated.name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion });
 }
 
 /**
