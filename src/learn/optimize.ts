@@ -64,6 +64,8 @@ const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, wei
 const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, weight: 0.5 };
 const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, weight: 0.02 };
 const YIELD_EVERY_MS = 30;
+/** The most evaluations the off-policy estimate uses (a seeded sample beyond). */
+const OFF_POLICY_MOST = 4000;
 /**
  * A move is kept only if it raises the estimate by more than this share of the metric's standard
  * deviation: smaller gains are within what the log's noise can fake, and chasing them only fits it.
@@ -167,9 +169,12 @@ export async function optimizeAgent(
   let offPolicy: OffPolicyEstimate | undefined;
   if (data.density.some((density) => density > 0)) {
     await yieldControl();
-    const all = outputsAt(definition, data.agentInputs, data)!;
-    const proposed = outputsAt(proposal, data.agentInputs, data)!;
-    const estimate = offPolicyEstimate(data, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
+    // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
+    const sampled = data.size > OFF_POLICY_MOST ? Array.from(samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2)), (i) => log[i]!) : log;
+    const offData = sampled === log ? data : datasetOf(sampled.map((entry) => ({ ...entry, metric: entry.metric / metricScale })), compiled.inputs, compiled.outputs);
+    const all = outputsAt(definition, offData.agentInputs, offData)!;
+    const proposed = outputsAt(proposal, offData.agentInputs, offData)!;
+    const estimate = offPolicyEstimate(offData, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
     const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
     offPolicy = { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
   }
