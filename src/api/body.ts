@@ -77,13 +77,18 @@ export async function readJsonBody(request: Request, optional: boolean, modelFil
     if (error instanceof ApiError) throw error;
     throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
   }
-  // JSON.parse makes an own key "__proto__" of every spelling, escaped ones ("\u005f_proto__") too
-  const reserved = text.includes('__proto__') || text.includes('\\u') ? reservedKeyPath(body) : undefined;
+  const reserved = reservedKeyIn(text, body);
   if (reserved !== undefined) {
     const message = '"__proto__" cannot be a name (JavaScript objects reserve it); choose another name';
     throw new ApiError('ValidationError', `${clipPath(reserved, 200)}: ${message}`, { issues: [{ path: reserved, message }] });
   }
   return body;
+}
+
+/** Where the JSON `text`, parsed as `value`, has an own key `__proto__`, as a path; undefined when nowhere. */
+export function reservedKeyIn(text: string, value: unknown): string | undefined {
+  // JSON.parse makes an own key "__proto__" of every spelling, escaped ones ("\u005f_proto__") too
+  return text.includes('__proto__') || text.includes('\\u') ? reservedKeyPath(value) : undefined;
 }
 
 /** One step from the body's root: an array index or an object key. */

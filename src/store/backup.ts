@@ -118,6 +118,20 @@ const same = (stored: BackupRecord, record: ImportRecord) => {
   return canonical(stored) === canonical(line);
 };
 
+const definitionOf = ({ name, inputs, outputs, rules, performance, operators }: Omit<VersionRecord, 'parsed_rules'> | ImportRecord & { kind: 'agent' }) =>
+  ({ name, inputs, outputs, rules, performance, operators });
+
+/**
+ * A name a log uses that its version does not define, said as "input "x" is not an input", or
+ * undefined: GET /evaluation/:id recomputes the log's trace from that version.
+ */
+function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned'>, version: VersionRecord): string | undefined {
+  const input = Object.keys(log.input).find((name) => !Object.hasOwn(version.inputs, name));
+  if (input !== undefined) return `input "${input}" is not an input`;
+  const output = [...Object.keys(log.crisp), ...Object.keys(log.returned ?? {})].find((name) => !Object.hasOwn(version.outputs, name));
+  return output === undefined ? undefined : `output "${output}" is not an output`;
+}
+
 const elsewhere = (what: string, id: string) =>
   `${what} "${id}" belongs to another account here; a backup keeps its ids, so import it into the account it came from or into another database`;
 
@@ -199,6 +213,10 @@ export function importRecords(
           if (latest?.versionOf !== record.id || latest.userID !== userID) {
             refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
           }
+          // the agent answers with its own definition and logs its latest version as the one that ran
+          if (canonical(definitionOf(latest)) !== canonical(definitionOf(record))) {
+            refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
+          }
           const { kind: _, ...fields } = record;
           await db.agents.add({ ...fields, userID });
           return 'imported';
@@ -231,6 +249,8 @@ export function importRecords(
             if (version?.userID !== userID || version.versionOf !== record.agentID) {
               refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
             }
+            const unknown = nameNotIn(record, version);
+            if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
           }
           const { kind: _, ...fields } = record;
           newLogs.set(record.reqID, { ...fields, userID });

@@ -158,6 +158,39 @@ describe('import', () => {
     expect(wrongType.body.message).toMatch(/application\/x-ndjson/);
   });
 
+  test('a record unlike the records it refers to, or with a key "__proto__": 400 naming the line, nothing written', async () => {
+    const seeded = await seed(t, key);
+    const lines = (await exportText(t, key)).text.trimEnd().split('\n');
+    const fresh = await createTestService();
+    try {
+      const freshKey = await fresh.signup();
+      const at = (test: (line: string) => boolean) => lines.findIndex(test);
+      const log = at((line) => line.includes(`"reqID":"${seeded.ids[3]}"`));
+      const agent = at((line) => line.includes('"kind":"agent"'));
+      const feedback = at((line) => line.includes('"kind":"feedback"'));
+      const edited = (index: number, edit: (line: string) => string) => lines.map((line, i) => (i === index ? edit(line) : line)).join('\n');
+      for (const [text, index, message] of [
+        // GET /evaluation/:id recomputes the trace from the version, which has no such input
+        [edited(log, (line) => line.replace('"input":{"service":', '"input":{"speed":')), log, /input "speed" is not an input of its version/],
+        [edited(log, (line) => line.replace('"crisp":{"tip":', '"crisp":{"total":')), log, /output "total" is not an output of its version/],
+        // the agent answers with its own definition and logs its latest version as the one that ran
+        [edited(agent, (line) => line.replace('"name":"kept v2"', '"name":"renamed"')), agent, /differs from its latest version/],
+        // JSON.parse keeps it as an own key; storing it as is would drop it silently
+        [edited(feedback, (line) => line.replace('"data":{', '"data":{"__proto__":1,')), feedback, /__proto__/],
+      ] as const) {
+        expect(index).toBeGreaterThan(0);
+        const { status, body } = await importText(fresh, freshKey, text);
+        expect(status).toBe(400);
+        expect(body.message).toMatch(new RegExp(`^line ${index + 1}: `));
+        expect(body.message).toMatch(message);
+        expect((await fresh.call('GET', 'storage', { key: freshKey })).body.counts).toMatchObject({ agents: 0, versions: 0, evaluations: 0, feedback: 0 });
+      }
+      expect((await importText(fresh, freshKey, lines.join('\n'))).status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('an engine-invalid definition in a backup is refused like a POST /agent would be', async () => {
     await seed(t, key);
     const lines = (await exportText(t, key)).text.trimEnd().split('\n');

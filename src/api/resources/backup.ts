@@ -1,11 +1,12 @@
 import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type ImportResult } from '../../schema/backup.js';
-import { ApiError, formatPath } from '../../schema/errors.js';
+import { ApiError, clipPath, formatPath } from '../../schema/errors.js';
 import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
 import type { ImportRecord } from '../../store/backup.js';
 import { compileOrReject } from '../compiled-agents.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
+import { reservedKeyIn } from '../body.js';
 import { readLines, type Line } from '../ndjson.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -60,11 +61,16 @@ const refused = (line: number, message: string) =>
   new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
 
 function parseLine({ number, text }: Line): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw refused(number, `not JSON (${(error as Error).message})`);
   }
+  // validation would drop the key silently (assigning it replaces an object's prototype)
+  const reserved = reservedKeyIn(text, value);
+  if (reserved !== undefined) throw refused(number, `${clipPath(reserved, 200)}: "__proto__" cannot be a name (JavaScript objects reserve it)`);
+  return value;
 }
 
 function firstIssue(error: ZodError): string {
