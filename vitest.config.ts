@@ -1,11 +1,44 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The conformance suite: the service's tests that hold for every store. They run once per
+ * backend (the projects below), through test/support/service.ts, which opens the store that
+ * FUZZBOX_TEST_STORE names.
+ */
+const conformance = [
+  'test/api/*.test.ts',
+  'test/store/atomicity.test.ts',
+  'test/store/postgres.test.ts',
+  'test/learn/service.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './scripts/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'dexie',
+          include: ['test/**/*.test.ts'],
+          // only PostgreSQL has migrations in SQL; the server's tests need the real server
+          exclude: ['test/store/postgres.test.ts', 'test/server/**'],
+          env: { FUZZBOX_TEST_STORE: 'dexie' },
+        },
+      },
+      { extends: true, test: { name: 'pglite', include: conformance, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: [...conformance, 'test/server/**/*.test.ts'],
+          env: { FUZZBOX_TEST_STORE: 'postgres' },
+          globalSetup: ['./test/support/postgres-server.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Installs whatever a fresh machine is missing, so that `npm test`, `npm run demo` and
-// `npm run bench` work on a clean clone: npm packages always, Debian's Chromium with --browser.
+// `npm run bench` work on a clean clone: npm packages always, Debian's Chromium with --browser,
+// with --server Debian's PostgreSQL (the server's tests start their own cluster) and the
+// Python and PHP clients the server's tests drive it with.
 // Uses only Node built-ins, because it runs before node_modules exists.
 import { execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -40,4 +42,48 @@ if (args.has('--browser') && !existsSync(chromiumPath)) {
   log('installing Chromium with apt-get (Debian package "chromium")');
   run('apt-get update -qq');
   run('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium');
+}
+
+/** Debian packages whose marker file is missing, installed in one apt-get run (as root). */
+function installDebianPackages(wanted, why) {
+  const missing = wanted.filter(({ present }) => !present());
+  if (missing.length === 0) return;
+  const names = missing.map(({ name }) => name).join(' ');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+    console.error(`[setup] ${why} need Debian's ${names}: as root, apt-get update && apt-get install -y ${names}`);
+    process.exit(1);
+  }
+  log(`installing ${names} with apt-get (${why})`);
+  run('apt-get update -qq');
+  run(`DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${names}`);
+}
+
+if (args.has('--server')) {
+  const postgresInstalled = () =>
+    existsSync('/usr/lib/postgresql') && readdirSync('/usr/lib/postgresql').some((v) => existsSync(`/usr/lib/postgresql/${v}/bin/pg_ctl`));
+  // Debian's python3 (/usr/bin), not one earlier on PATH: python3-requests installs for it
+  const pythonHas = (module) => {
+    try {
+      execSync(`/usr/bin/python3 -c "import ${module}"`, { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const phpHasCurl = () => {
+    try {
+      return execSync('php -r "echo function_exists(\'curl_init\') ? 1 : 0;"', { encoding: 'utf8' }).trim() === '1';
+    } catch {
+      return false;
+    }
+  };
+  installDebianPackages(
+    [
+      { name: 'postgresql', present: postgresInstalled },
+      { name: 'python3-requests', present: () => pythonHas('requests') },
+      { name: 'php-cli php-curl', present: phpHasCurl },
+    ],
+    "the server's tests",
+  );
 }

@@ -37,12 +37,6 @@ test('50 parallel PUTs to one agent → 51 versions; latestVersion is the last v
   expect(puts.find((put) => put.body.latestVersion === last.id)!.body.name).toBe(final.name);
 });
 
-/** The id of every log stored, read from the raw log groups. */
-async function storedReqIDs(): Promise<string[]> {
-  const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ keys: Array<[string, string]> }> }>;
-  return tables.logGroups!.records.flatMap((group) => group.keys.map((pair) => pair[1]));
-}
-
 test('1,000 concurrent evaluations → 1,000 logs, each readable with its own input', async () => {
   const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
   const inputs = Array.from({ length: 1000 }, (_, i) => ({ service: (i % 101) / 10 }));
@@ -51,7 +45,7 @@ test('1,000 concurrent evaluations → 1,000 logs, each readable with its own in
   const ids = results.map((result) => result.headers.get('X-Evaluation-ID')!);
   expect(new Set(ids).size).toBe(1000);
 
-  expect((await storedReqIDs()).sort()).toEqual([...ids].sort());
+  expect((await t.storedLogIDs()).sort()).toEqual([...ids].sort());
 
   const logs = await Promise.all(ids.map((id) => t.call('GET', `evaluation/${id}`, { key })));
   logs.forEach((log, i) => {
@@ -68,7 +62,7 @@ test('concurrent evaluations of many agents, some refused, each succeed or fail 
   );
   const deleted = agents[0]!.id;
   await t.call('DELETE', `agent/${deleted}`, { key });
-  const before = (await storedReqIDs()).length;
+  const before = (await t.storedLogIDs()).length;
   // every agent twice with a valid input, plus refusals mixed in: a deleted agent, an unknown
   // input, an agent that never existed
   const requests = [
@@ -81,7 +75,7 @@ test('concurrent evaluations of many agents, some refused, each succeed or fail 
   expect(results.map((result) => result.status)).toEqual(requests.map((request) => request.status));
   // service 5 → only `good` fires → medium, the triangle [10,15,20]: 15
   for (const result of results.filter((r) => r.status === 200)) expect(result.body).toEqual({ tip: 15 });
-  const after = (await storedReqIDs()).length;
+  const after = (await t.storedLogIDs()).length;
   expect(after - before).toBe(78);
 });
 

@@ -157,9 +157,7 @@ describe('agents', () => {
     expect(body).toEqual({ message: 'OK' });
     expect((await t.call('GET', 'agent', { key })).body).toEqual([]);
     expect((await t.call('GET', `version/${created.body.latestVersion}`, { key })).status).toBe(404);
-    const tables = JSON.parse(await t.snapshot()) as Record<string, { records: unknown[] }>;
-    expect(tables.agents!.records).toEqual([]);
-    expect(tables.versions!.records).toEqual([]);
+    expect(await t.storedCounts()).toEqual({ agents: 0, versions: 0 });
   });
 });
 
@@ -287,11 +285,13 @@ describe('inference', () => {
     expect(body).toEqual(inputs.map((input) => ({ tip: input.service === 5 ? 15 : 25 })));
     const ids = headers.get('X-Evaluation-ID')!.split(',');
     expect(new Set(ids).size).toBe(4096);
-    // the batch's logs are 64 records of 64 (IndexedDB's cost is per record, and reading one log
-    // costs its chunk), indexed by every [owner, id]
-    const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ keys: Array<[string, string]> }> }>;
-    expect(tables.logGroups!.records.map((group) => group.keys.length)).toEqual(Array(64).fill(64));
-    expect(tables.logGroups!.records.flatMap((group) => group.keys.map((pair) => pair[1]))).toEqual(ids);
+    expect(await t.storedLogIDs()).toEqual(ids);
+    if (t.backend === 'dexie') {
+      // the batch's logs are 64 records of 64 (IndexedDB's cost is per record, and reading one log
+      // costs its chunk), indexed by every [owner, id]
+      const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ keys: Array<[string, string]> }> }>;
+      expect(tables.logGroups!.records.map((group) => group.keys.length)).toEqual(Array(64).fill(64));
+    }
   });
 
   test('an output no rule reached is left out; a missing input lets its rules not fire', async () => {

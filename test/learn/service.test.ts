@@ -1,12 +1,9 @@
 // Exploring and optimising through the REST interface: real fetch() calls, msw routing them to
-// the service's handle(), fake-indexeddb underneath (test/support/service.ts).
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+// the service's handle(), over each backend's store (test/support/service.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../../src/engine/types.js';
 import { seededRandom } from '../../src/learn/random.js';
 import { optimizeResultSchema } from '../../src/schema/optimize.js';
-import { FuzzboxDatabase } from '../../src/store/database.js';
-import { updateAgentFrom } from '../../src/store/learning.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 import { cooling, irrigation, lemonade, type World } from './worlds.js';
 
@@ -258,15 +255,16 @@ describe('POST /agent/:id/optimize', () => {
   });
 
   it('refuses to save over a version written while it optimised', async () => {
-    const db = new FuzzboxDatabase('conflict', { indexedDB: new IDBFactory(), IDBKeyRange });
-    const now = new Date().toISOString();
-    await db.agents.add({ id: 'a1', userID: 'u1', name: 'n', inputs: {}, outputs: {}, rules: [], createdAt: now, updatedAt: now, latestVersion: 'v2', versionCount: 2 });
-    const body = { name: 'n', inputs: {}, outputs: {}, rules: [] };
-    await expect(updateAgentFrom(db, 'u1', 'a1', 'v1', body, [])).rejects.toMatchObject({ name: 'Conflict', status: 409 });
-    expect((await db.agents.get('a1'))!.latestVersion).toBe('v2');
-    expect(await db.versions.count()).toBe(0);
-    await updateAgentFrom(db, 'u1', 'a1', 'v2', body, []);
-    expect((await db.agents.get('a1'))!.versionCount).toBe(3);
-    db.close();
+    t = await createTestService();
+    const { userID, apiKey: key } = await t.service.createAccount();
+    const first = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+    const second = (await t.call('PUT', `agent/${first.id}`, { key, body: tippingAgent('second') })).body;
+    const before = await t.snapshot();
+    const body = tippingAgent('optimised');
+    await expect(t.store.updateAgentFrom(userID, first.id, first.latestVersion, body, [])).rejects.toMatchObject({ name: 'Conflict', status: 409 });
+    expect(await t.snapshot()).toBe(before);
+    const saved = await t.store.updateAgentFrom(userID, first.id, second.latestVersion, body, []);
+    expect(saved).toMatchObject({ name: 'optimised', versionCount: 3 });
+    expect((await t.call('GET', `agent/${first.id}/version`, { key })).body).toHaveLength(3);
   });
 });

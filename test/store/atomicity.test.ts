@@ -1,12 +1,11 @@
-// Writes that belong together share one IndexedDB transaction: when any write of the
+// Writes that belong together share one transaction: when any write of the
 // transaction fails, nothing of it is stored. Also SPEC 6's 507 on a full disk.
 import { afterEach, beforeEach, describe, expect, test, vi, type MockInstance } from 'vitest';
-import { brokenStore, failWrites, quotaExceeded } from '../support/faults.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
 let key: string;
-let restore: (() => void) | undefined;
+let restore: (() => Promise<void>) | undefined;
 // A failed write is a 500 here (a fault of the store, not of the request), which the service
 // reports on the console: captured, so the expected reports are checked rather than printed.
 let consoleError: MockInstance<typeof console.error>;
@@ -16,7 +15,7 @@ beforeEach(async () => {
   key = await t.signup();
 });
 afterEach(async () => {
-  restore?.();
+  await restore?.();
   restore = undefined;
   await t.close();
   consoleError.mockRestore();
@@ -29,9 +28,9 @@ async function newAgent() {
 describe('atomicity', () => {
   test('POST /agent: when the version write fails, no agent exists afterwards', async () => {
     const before = await t.snapshot();
-    restore = failWrites('versions', brokenStore);
+    restore = await t.failWrites('versions', 'broken');
     const { status, body } = await t.call('POST', 'agent', { key, body: tippingAgent() });
-    restore();
+    await restore();
     expect(status).toBe(500);
     expect(consoleError).toHaveBeenCalledWith('fuzzbox: internal error', expect.anything());
     expect(body.status).toBe('error');
@@ -42,9 +41,9 @@ describe('atomicity', () => {
   test('PUT /agent/:id: when the version write fails, the agent keeps its old definition', async () => {
     const agent = await newAgent();
     const before = await t.snapshot();
-    restore = failWrites('versions', brokenStore);
+    restore = await t.failWrites('versions', 'broken');
     const { status } = await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('renamed') });
-    restore();
+    await restore();
     expect(status).toBe(500);
     expect(consoleError).toHaveBeenCalledWith('fuzzbox: internal error', expect.anything());
     expect(await t.snapshot()).toBe(before);
@@ -57,9 +56,9 @@ describe('atomicity', () => {
     await t.call('POST', `agent/${agent.id}`, { key, body: [{ service: 1 }, { service: 9 }] });
     const before = await t.snapshot();
     // the tombstone is the delete's last write: the versions' move and the agent's removal came first
-    restore = failWrites('deletedAgents', brokenStore);
+    restore = await t.failWrites('deletedAgents', 'broken');
     const { status } = await t.call('DELETE', `agent/${agent.id}`, { key });
-    restore();
+    await restore();
     expect(status).toBe(500);
     expect(consoleError).toHaveBeenCalledWith('fuzzbox: internal error', expect.anything());
     expect(await t.snapshot()).toBe(before);
@@ -70,10 +69,10 @@ describe('atomicity', () => {
     const agent = await newAgent();
     const before = await t.snapshot();
     // the batch's logs are one record, written with the agent read in one transaction
-    restore = failWrites('logGroups', brokenStore);
+    restore = await t.failWrites('logs', 'broken');
     const batch = [{ service: 1 }, { service: 2 }, { service: 3 }];
     const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: batch });
-    restore();
+    await restore();
     expect(status).toBe(500);
     expect(consoleError).toHaveBeenCalledWith('fuzzbox: internal error', expect.anything());
     expect(headers.get('X-Evaluation-ID')).toBeNull();
@@ -84,9 +83,9 @@ describe('atomicity', () => {
 describe('507 when the storage quota is exhausted', () => {
   test('POST /agent answers 507 and writes nothing', async () => {
     const before = await t.snapshot();
-    restore = failWrites('versions', quotaExceeded);
+    restore = await t.failWrites('versions', 'full');
     const { status, headers, body } = await t.call('POST', 'agent', { key, body: tippingAgent() });
-    restore();
+    await restore();
     expect(status).toBe(507);
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(body).toMatchObject({ status: 'error', error: 'QuotaExceeded' });
@@ -97,9 +96,9 @@ describe('507 when the storage quota is exhausted', () => {
   test('an evaluation answers 507, stores no log and sends no X-Evaluation-ID', async () => {
     const agent = await newAgent();
     const before = await t.snapshot();
-    restore = failWrites('logGroups', quotaExceeded);
+    restore = await t.failWrites('logs', 'full');
     const { status, headers } = await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } });
-    restore();
+    await restore();
     expect(status).toBe(507);
     expect(headers.get('X-Evaluation-ID')).toBeNull();
     expect(await t.snapshot()).toBe(before);
@@ -109,12 +108,12 @@ describe('507 when the storage quota is exhausted', () => {
     const agent = await newAgent();
     const reqID = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } })).headers.get('X-Evaluation-ID');
     const before = await t.snapshot();
-    restore = failWrites('feedback', quotaExceeded);
+    restore = await t.failWrites('feedback', 'full');
     expect((await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { score: 1 } })).status).toBe(507);
-    restore();
-    restore = failWrites('accounts', quotaExceeded);
+    await restore();
+    restore = await t.failWrites('accounts', 'full');
     expect((await t.call('POST', 'account', { body: { name: 'x' } })).status).toBe(507);
-    restore();
+    await restore();
     expect(await t.snapshot()).toBe(before);
   });
 });

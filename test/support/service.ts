@@ -1,20 +1,54 @@
-// A fuzzbox service behind a real http origin: fetch() → msw/node → service.handle(), over a
-// fresh fake-indexeddb factory per service, so every test sees its own empty database.
+// A fuzzbox service behind a real http origin: fetch() → msw/node → service.handle(), over an
+// empty store of its own. Which store is the test run's parameter (vitest.config.ts runs the
+// conformance suite once per backend): a fresh fake-indexeddb factory, a schema of its own in
+// this test file's PGlite, or a schema of its own in the real PostgreSQL server that
+// test/support/postgres-server.ts starts.
+import { PGlite } from '@electric-sql/pglite';
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index.js';
 import { normaliseBasePath } from '../../src/api/index.js';
+import { onPGlite, postgresDatabase } from '../../src/node/databases.js';
+import { DexieStore } from '../../src/store/dexie-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { SqlDatabase } from '../../src/store/postgres/sql.js';
+import type { FuzzboxStore } from '../../src/store/store.js';
+import { brokenStore, failWrites, quotaExceeded } from './faults.js';
+
+export type StoreBackend = 'dexie' | 'pglite' | 'postgres';
+
+/** The store this run tests: vitest.config.ts sets it per project. */
+export const backend = (process.env.FUZZBOX_TEST_STORE ?? 'dexie') as StoreBackend;
+
+/** The stores' writes a test can make fail, by what they hold. */
+export type StoredKind = 'accounts' | 'agents' | 'versions' | 'deletedAgents' | 'logs' | 'feedback';
+const dexieTables: Record<StoredKind, string> = {
+  accounts: 'accounts',
+  agents: 'agents',
+  versions: 'versions',
+  deletedAgents: 'deletedAgents',
+  logs: 'logGroups',
+  feedback: 'feedback',
+};
+const sqlTables: Record<StoredKind, string> = { ...dexieTables, deletedAgents: 'deleted_agents', logs: 'evaluations' };
+/** A store that fails as a broken one does (a 500), or as a full disk does (a 507). */
+export type Fault = 'broken' | 'full';
+
+let pglite: Promise<PGlite> | undefined;
+let schemas = 0;
 
 type Server = ReturnType<typeof setupServer>;
 let server: Server | undefined;
 let services = 0;
 
-afterAll(() => {
+afterAll(async () => {
   server?.close();
   server = undefined;
+  await (await pglite)?.close();
+  pglite = undefined;
 });
 
 function interceptor(): Server {
@@ -41,6 +75,9 @@ export interface CallResult<T = any> {
 }
 
 export interface TestService {
+  backend: StoreBackend;
+  /** what the service stores through */
+  store: FuzzboxStore;
   /** e.g. `http://fuzzbox-3.test` */
   origin: string;
   /** origin + basePath, ending in `/`: `new URL('agent', baseURL)` */
@@ -54,6 +91,15 @@ export interface TestService {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
   /** every table's primary keys and records, as one JSON string: equal strings, equal databases */
   snapshot(): Promise<string>;
+  /** the id of every evaluation log stored, in the order they were stored */
+  storedLogIDs(): Promise<string[]>;
+  /** how many agents and (live) versions are stored, read around the service */
+  storedCounts(): Promise<{ agents: number; versions: number }>;
+  /**
+   * Until the returned function is called, writes of `kind` fail: in IndexedDB by a throwing
+   * object store, in PostgreSQL by a trigger raising an error (disk_full for `full`).
+   */
+  failWrites(kind: StoredKind, fault: Fault): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -61,7 +107,8 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   const origin = `http://fuzzbox-${++services}.test`;
   const indexedDB = new IDBFactory();
   const dbName = options.dbName ?? 'fuzzbox';
-  const service = createFuzzyService({ indexedDB, IDBKeyRange, ...options });
+  const { store, sql } = await openStore(dbName, indexedDB);
+  const service = createFuzzyService({ ...options, store });
   const basePath = normaliseBasePath(options.basePath ?? '/');
   const baseURL = `${origin}${basePath}`;
   // A predicate rather than a URL pattern: msw's pattern matcher throws on malformed
@@ -70,6 +117,11 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   interceptor().use(http.all(ours, ({ request }) => service.handle(request)));
 
   let reader: Dexie | undefined;
+  const dexieReader = async () => {
+    reader ??= new Dexie(dbName, { indexedDB, IDBKeyRange });
+    if (!reader.isOpen()) await reader.open();
+    return reader;
+  };
 
   const call = async (method: string, path: string, { key, body, headers = {} }: CallOptions = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
@@ -90,6 +142,8 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   };
 
   return {
+    backend,
+    store,
     origin,
     baseURL,
     service,
@@ -102,19 +156,76 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
       return body.apiKey as string;
     },
     async snapshot() {
-      reader ??= new Dexie(dbName, { indexedDB, IDBKeyRange });
-      if (!reader.isOpen()) await reader.open();
       const tables: Record<string, unknown> = {};
-      for (const table of reader.tables) {
+      if (sql) {
+        const { rows } = await sql.query<{ name: string }>(
+          `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`,
+        );
+        for (const { name } of rows) tables[name] = { records: (await sql.query(`SELECT * FROM ${name} ORDER BY 1`)).rows };
+        return JSON.stringify(tables);
+      }
+      for (const table of (await dexieReader()).tables) {
         tables[table.name] = { keys: await table.toCollection().primaryKeys(), records: await table.toArray() };
       }
       return JSON.stringify(tables);
+    },
+    async storedLogIDs() {
+      if (sql) return (await sql.query<{ id: string }>('SELECT req_id AS id FROM evaluations ORDER BY seq')).rows.map((row) => row.id);
+      const groups: Array<{ reqIDs: string[] }> = await (await dexieReader()).table('logGroups').toArray();
+      return groups.flatMap((group) => group.reqIDs);
+    },
+    async storedCounts() {
+      if (sql) {
+        const { rows } = await sql.query<{ agents: number; versions: number }>(
+          'SELECT (SELECT count(*)::int FROM agents) AS agents, (SELECT count(*)::int FROM versions WHERE NOT retired) AS versions',
+        );
+        return rows[0]!;
+      }
+      const reader = await dexieReader();
+      return { agents: await reader.table('agents').count(), versions: await reader.table('versions').count() };
+    },
+    async failWrites(kind, fault) {
+      if (!sql) {
+        const restore = failWrites(dexieTables[kind], fault === 'full' ? quotaExceeded : brokenStore);
+        return async () => restore();
+      }
+      // disk_full, as PostgreSQL raises it when it cannot extend a file; XX001 (data_corrupted) otherwise
+      const code = fault === 'full' ? '53100' : 'XX001';
+      const table = sqlTables[kind];
+      await sql.exec(`
+        CREATE OR REPLACE FUNCTION fail_write() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'a write to % failed (injected by the test)', TG_TABLE_NAME USING ERRCODE = TG_ARGV[0]; END $$;
+        CREATE TRIGGER fail_write BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION fail_write('${code}');`);
+      return async () => sql.exec(`DROP TRIGGER IF EXISTS fail_write ON ${table}`);
     },
     async close() {
       reader?.close();
       await service.close();
     },
   };
+}
+
+/** An empty schema of its own in this run's PostgreSQL (the test file's PGlite, or the server). */
+export async function openTestDatabase(): Promise<SqlDatabase> {
+  const schema = `test_${process.pid}_${++schemas}`;
+  if (backend === 'pglite') {
+    const database = await (pglite ??= PGlite.create());
+    await database.exec(`CREATE SCHEMA ${schema}`);
+    return onPGlite(database, { schema });
+  }
+  if (backend !== 'postgres') throw new Error(`the ${backend} backend has no SQL database`);
+  const url = inject('postgresURL');
+  const admin = postgresDatabase(url, { max: 1 });
+  await admin.exec(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  return postgresDatabase(url, { schema, max: 4 });
+}
+
+/** An empty store of this run's backend, and for PostgreSQL the database it is in. */
+async function openStore(dbName: string, indexedDB: IDBFactory): Promise<{ store: FuzzboxStore; sql?: SqlDatabase }> {
+  if (backend === 'dexie') return { store: new DexieStore(dbName, { indexedDB, IDBKeyRange }) };
+  const sql = await openTestDatabase();
+  return { store: await PostgresStore.open(sql), sql };
 }
 
 /** A small valid agent: tipping from service quality, 0..10 → 0..30 percent. */

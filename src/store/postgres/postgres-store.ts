@@ -1,0 +1,306 @@
+import { ApiError } from '../../schema/errors.js';
+import type { AgentBody } from '../../schema/agent.js';
+import { ownAgent } from '../agents.js';
+import { newId, timestamp, timestampAfter } from '../ids.js';
+import type { AccountRecord, AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
+import type { EvaluateAgent, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import { migrate } from './migrate.js';
+import type { Queryable, SqlDatabase } from './sql.js';
+
+// Columns under the names of the records in records.ts, so rows need no mapping.
+const AGENT = `id, user_id AS "userID", name, inputs, outputs, rules, created_at AS "createdAt",
+  updated_at AS "updatedAt", latest_version AS "latestVersion", version_count AS "versionCount"`;
+const VERSION = `id, version_of AS "versionOf", user_id AS "userID", name, inputs, outputs, rules,
+  parsed_rules, created_at AS "createdAt", seq`;
+const EVALUATION = `req_id AS "reqID", user_id AS "userID", agent_id AS "agentID", version_id AS "versionID",
+  input, crisp, returned, created_at AS "createdAt"`;
+
+/** How a transaction reads an agent: a PUT or DELETE locks it against the others. */
+type AgentLock = '' | 'FOR KEY SHARE' | 'FOR UPDATE';
+
+/** An evaluation row; `returned` is NULL where IndexedDB would leave the property out. */
+type EvaluationRow = Omit<EvaluationRecord, 'returned'> & { returned: EvaluationRecord['returned'] | null };
+
+function evaluationOf({ returned, ...row }: EvaluationRow): EvaluationRecord {
+  return returned ? { ...row, returned } : row;
+}
+
+/**
+ * PostgreSQL's disk_full under the name IndexedDB gives a full disk, which the API answers with
+ * 507 (the transaction was rolled back, so nothing was written).
+ */
+function storageError(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== '53100') return error;
+  const full = new Error(`the database's disk is full: ${(error as Error).message}`, { cause: error });
+  full.name = 'QuotaExceededError';
+  return full;
+}
+
+function withStorageErrors(db: SqlDatabase): SqlDatabase {
+  const rethrow = (error: unknown): never => {
+    throw storageError(error);
+  };
+  return {
+    query: <R>(text: string, params?: unknown[]) => db.query<R>(text, params).catch(rethrow),
+    exec: (text) => db.exec(text).catch(rethrow),
+    transaction: (work) => db.transaction(work).catch(rethrow),
+    close: () => db.close(),
+  };
+}
+
+/**
+ * The store in PostgreSQL (a server through `pg`, or PGlite in this process). Every method is one
+ * transaction. Versions of one agent are numbered under a row lock on the agent (`FOR UPDATE`),
+ * so PUTs from any number of server processes get consecutive numbers in commit order; an
+ * evaluation holds `FOR KEY SHARE` on its agent, so a DELETE waits for evaluations already
+ * reading it and no log is written for an agent after its delete.
+ */
+export class PostgresStore implements FuzzboxStore {
+  readonly #db: SqlDatabase;
+
+  private constructor(db: SqlDatabase) {
+    this.#db = withStorageErrors(db);
+  }
+
+  /** Applies any migration the database lacks, then stores in it. */
+  static async open(db: SqlDatabase): Promise<PostgresStore> {
+    await migrate(db);
+    return new PostgresStore(db);
+  }
+
+  /** Several reads that must agree with each other: one snapshot for all of them. */
+  #read<T>(work: (sql: Queryable) => Promise<T>): Promise<T> {
+    return this.#db.transaction(async (sql) => {
+      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      return work(sql);
+    });
+  }
+
+  async #requireAgent(sql: Queryable, userID: string, id: string, lock: AgentLock = ''): Promise<AgentRecord> {
+    const { rows } = await sql.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE id = $1 ${lock}`, [id]);
+    const agent = rows[0];
+    if (agent) return ownAgent(userID, id, agent, undefined);
+    const tombstones = await sql.query<DeletedAgentRecord>(
+      `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`,
+      [id],
+    );
+    return ownAgent(userID, id, undefined, tombstones.rows[0]);
+  }
+
+  async #requireEvaluation(sql: Queryable, userID: string, reqID: string): Promise<EvaluationRecord> {
+    const { rows } = await sql.query<EvaluationRow>(`SELECT ${EVALUATION} FROM evaluations WHERE req_id = $1`, [reqID]);
+    const row = rows[0];
+    if (row?.userID !== userID) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
+    return evaluationOf(row);
+  }
+
+  async #addVersion(sql: Queryable, agent: AgentRecord, parsedRules: unknown[], seq: number): Promise<void> {
+    await sql.query(
+      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        agent.latestVersion,
+        agent.id,
+        agent.userID,
+        agent.name,
+        JSON.stringify(agent.inputs),
+        JSON.stringify(agent.outputs),
+        JSON.stringify(agent.rules),
+        JSON.stringify(parsedRules),
+        agent.updatedAt,
+        seq,
+      ],
+    );
+  }
+
+  async addAccount({ userID, name, keyHash, createdAt }: AccountRecord): Promise<void> {
+    await this.#db.query('INSERT INTO accounts (user_id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)', [
+      userID,
+      name,
+      keyHash,
+      createdAt,
+    ]);
+  }
+
+  async findAccountByKeyHash(keyHash: string): Promise<AccountRecord | undefined> {
+    const { rows } = await this.#db.query<AccountRecord>(
+      `SELECT user_id AS "userID", name, key_hash AS "keyHash", created_at AS "createdAt" FROM accounts WHERE key_hash = $1`,
+      [keyHash],
+    );
+    return rows[0];
+  }
+
+  async listAgents(userID: string): Promise<AgentRecord[]> {
+    // ids sort by creation time: oldest first, as IndexedDB's index lists them
+    return (await this.#db.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE user_id = $1 ORDER BY id`, [userID])).rows;
+  }
+
+  readAgent(userID: string, id: string): Promise<AgentRecord> {
+    return this.#read((sql) => this.#requireAgent(sql, userID, id));
+  }
+
+  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+    const now = timestamp();
+    const agent: AgentRecord = {
+      id: newId(),
+      userID,
+      name: body.name,
+      inputs: body.inputs,
+      outputs: body.outputs,
+      rules: body.rules,
+      createdAt: now,
+      updatedAt: now,
+      latestVersion: newId(),
+      versionCount: 1,
+    };
+    await this.#db.transaction(async (sql) => {
+      await sql.query(
+        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)`,
+        [agent.id, userID, agent.name, JSON.stringify(agent.inputs), JSON.stringify(agent.outputs), JSON.stringify(agent.rules), now, now, agent.latestVersion],
+      );
+      await this.#addVersion(sql, agent, parsedRules, 0);
+    });
+    return agent;
+  }
+
+  async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+    const agent: AgentRecord = {
+      ...current,
+      name: body.name,
+      inputs: body.inputs,
+      outputs: body.outputs,
+      rules: body.rules,
+      updatedAt: timestampAfter(current.updatedAt),
+      latestVersion: newId(),
+      versionCount: current.versionCount + 1,
+    };
+    await sql.query(
+      `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8
+       WHERE id = $1`,
+      [agent.id, agent.name, JSON.stringify(agent.inputs), JSON.stringify(agent.outputs), JSON.stringify(agent.rules), agent.updatedAt, agent.latestVersion, agent.versionCount],
+    );
+    await this.#addVersion(sql, agent, parsedRules, current.versionCount);
+    return agent;
+  }
+
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+    return this.#db.transaction(async (sql) => this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules));
+  }
+
+  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+    return this.#db.transaction(async (sql) => {
+      const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
+      if (current.latestVersion !== basedOn) {
+        throw new ApiError(
+          'Conflict',
+          `agent "${id}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
+        );
+      }
+      return this.#update(sql, current, body, parsedRules);
+    });
+  }
+
+  deleteAgent(userID: string, id: string): Promise<void> {
+    return this.#db.transaction(async (sql) => {
+      await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
+      await sql.query('UPDATE versions SET retired = true WHERE version_of = $1', [id]);
+      await sql.query('DELETE FROM agents WHERE id = $1', [id]);
+      await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [id, userID, timestamp()]);
+    });
+  }
+
+  listVersions(userID: string, agentID: string): Promise<VersionRecord[]> {
+    return this.#read(async (sql) => {
+      await this.#requireAgent(sql, userID, agentID);
+      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE version_of = $1 AND NOT retired ORDER BY seq`, [agentID]);
+      return rows;
+    });
+  }
+
+  async readVersion(userID: string, id: string): Promise<VersionRecord> {
+    const { rows } = await this.#db.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND NOT retired`, [id]);
+    const version = rows[0];
+    if (version?.userID !== userID) throw new ApiError('NotFound', `no version with id "${id}"`);
+    return version;
+  }
+
+  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T> {
+    return this.#db.transaction(async (sql) => {
+      const { logs, result } = evaluate(await this.#requireAgent(sql, userID, agentID, 'FOR KEY SHARE'));
+      if (logs.length > 0) {
+        // one statement for the whole batch, rows numbered in the batch's order
+        await sql.query(
+          `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, created_at)
+           SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned', log->>'createdAt'
+           FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
+          [JSON.stringify(logs)],
+        );
+      }
+      return result;
+    });
+  }
+
+  readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation> {
+    return this.#read(async (sql) => {
+      const evaluation = await this.#requireEvaluation(sql, userID, reqID);
+      // a retired version too: a deleted agent's logs stay readable
+      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1`, [evaluation.versionID]);
+      return { evaluation, version: rows[0] };
+    });
+  }
+
+  addFeedback(userID: string, feedback: FeedbackRecord): Promise<void> {
+    return this.#db.transaction(async (sql) => {
+      await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
+      await sql.query('INSERT INTO feedback (id, user_id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        feedback.id,
+        userID,
+        feedback.evaluationLog,
+        JSON.stringify(feedback.data),
+        feedback.createdAt,
+      ]);
+    });
+  }
+
+  listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]> {
+    return this.#read(async (sql) => {
+      await this.#requireEvaluation(sql, userID, reqID);
+      const { rows } = await sql.query<FeedbackRecord>(
+        `SELECT id, evaluation_log AS "evaluationLog", data, created_at AS "createdAt" FROM feedback WHERE evaluation_log = $1 ORDER BY seq`,
+        [reqID],
+      );
+      return rows;
+    });
+  }
+
+  readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog> {
+    return this.#read(async (sql) => {
+      const agent = await this.#requireAgent(sql, userID, agentID);
+      const logs = await sql.query<EvaluationRow>(
+        `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND agent_id = $2 ORDER BY seq`,
+        [userID, agentID],
+      );
+      const feedback = await sql.query<Pick<FeedbackRecord, 'evaluationLog' | 'data'>>(
+        `SELECT f.evaluation_log AS "evaluationLog", f.data FROM feedback f
+         JOIN evaluations e ON e.req_id = f.evaluation_log
+         WHERE f.user_id = $1 AND e.agent_id = $2 ORDER BY f.seq`,
+        [userID, agentID],
+      );
+      const byID = new Map(logs.rows.map((row) => [row.reqID, evaluationOf(row)]));
+      const values = new Map<string, number>();
+      const metrics = new Set<string>();
+      // oldest first: a later value for the same metric replaces an earlier one
+      for (const { evaluationLog, data } of feedback.rows) {
+        for (const name of Object.keys(data)) metrics.add(name);
+        if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);
+      }
+      const entries = [...values].map(([reqID, value]) => ({ evaluation: byID.get(reqID)!, value }));
+      return { agent, entries, metrics };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+}

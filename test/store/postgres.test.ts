@@ -1,0 +1,116 @@
+// The PostgreSQL schema is a contract with every database an earlier fuzzbox wrote: a database
+// at schema version 1, filled by plain SQL independently of the store, upgrades at start keeping
+// every row, and reads back through the API. Runs on PGlite and on the real server.
+import { createHash } from 'node:crypto';
+import { afterEach, expect, test } from 'vitest';
+import { createFuzzyService } from '../../src/index.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrations } from '../../src/store/postgres/migrations.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { SqlDatabase } from '../../src/store/postgres/sql.js';
+import { openTestDatabase } from '../support/service.js';
+
+let db: SqlDatabase | undefined;
+afterEach(async () => {
+  await db?.close();
+  db = undefined;
+});
+
+const definition = {
+  inputs: { x: { low: [0, 10], high: [0, 10, 20] } },
+  outputs: { y: { small: [0, 1, 2] } },
+  rules: ['IF x IS low THEN y IS small'],
+};
+const apiKey = 'fzb_written-by-an-earlier-release';
+const createdAt = '2026-01-02T03:04:05.678Z';
+const reqIDs = ['11111111-1111-4111-8111-111111111111', '33333333-3333-4333-8333-333333333333'];
+
+/** What schema version 1 holds, written as plain SQL. */
+async function writeVersion1(sql: SqlDatabase): Promise<void> {
+  const keyHash = createHash('sha256').update(apiKey).digest('hex');
+  const json = JSON.stringify;
+  await sql.query(`INSERT INTO accounts VALUES ('U1', 'old', $1, $2)`, [keyHash, createdAt]);
+  const agent = `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count)
+    VALUES ($1, 'U1', $2, $3, $4, $5, $6, $6, $7, 1)`;
+  const version = `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, retired)
+    VALUES ($1, $2, 'U1', $3, $4, $5, $6, '[]', $7, 0, $8)`;
+  await sql.query(agent, ['A1', 'old agent', json(definition.inputs), json(definition.outputs), json(definition.rules), createdAt, 'V1']);
+  await sql.query(version, ['V1', 'A1', 'old agent', json(definition.inputs), json(definition.outputs), json(definition.rules), createdAt, false]);
+  // a deleted agent: its version retired, its tombstone, its log still there
+  await sql.query(version, ['V2', 'A2', 'gone', json(definition.inputs), json(definition.outputs), json(definition.rules), createdAt, true]);
+  await sql.query(`INSERT INTO deleted_agents VALUES ('A2', 'U1', $1)`, [createdAt]);
+  const log = `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, created_at)
+    VALUES ($1, 'U1', $2, $3, $4, $5, $6, $7)`;
+  await sql.query(log, [reqIDs[0], 'A1', 'V1', json({ x: 5 }), json({ y: 1 }), null, createdAt]);
+  await sql.query(log, [reqIDs[1], 'A2', 'V2', json({ x: 5 }), json({ y: 1 }), json({ y: 1.5 }), createdAt]);
+  await sql.query(`INSERT INTO feedback (id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4)`, [
+    '22222222-2222-4222-8222-222222222222',
+    reqIDs[0],
+    json({ score: 2 }),
+    createdAt,
+  ]);
+}
+
+async function rowCounts(sql: SqlDatabase): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of ['accounts', 'agents', 'versions', 'deleted_agents', 'evaluations', 'feedback']) {
+    counts[table] = (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+  }
+  return counts;
+}
+
+test('a version-1 database upgrades at start, keeps every row, and reads back through the API', async () => {
+  db = await openTestDatabase();
+  expect(await migrate(db, 1)).toBe(1);
+  await writeVersion1(db);
+  const before = await rowCounts(db);
+
+  const service = createFuzzyService({ store: await PostgresStore.open(db) });
+  const versions = await db.query<{ version: number }>('SELECT version FROM fuzzbox_migrations ORDER BY version');
+  expect(versions.rows.map((row) => row.version)).toEqual(migrations.map((_, index) => index + 1));
+  expect(await rowCounts(db)).toEqual(before);
+  // version 2 gave feedback its account, taken from the log it is on
+  expect((await db.query('SELECT user_id FROM feedback')).rows).toEqual([{ user_id: 'U1' }]);
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const init: RequestInit = { method, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await service.handle(new Request(`http://local/${path}`, init));
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  expect((await call('GET', 'agent')).body).toEqual([{ id: 'A1', name: 'old agent' }]);
+  expect((await call('GET', 'agent/A1')).body).toMatchObject({ ...definition, latestVersion: 'V1', createdAt });
+  expect((await call('GET', 'agent/A2')).status).toBe(410);
+  const log = (await call('GET', `evaluation/${reqIDs[0]}`)).body;
+  // x = 5: low and high are 0.5; small [0,1,2] cut at 0.5 is symmetric about 1
+  expect(log).toMatchObject({ reqID: reqIDs[0], versionID: 'V1', input: { x: 5 }, crisp: { y: 1 }, inferred: { y: { small: 0.5 } } });
+  // a deleted agent's log is recomputed from its retired version
+  expect((await call('GET', `evaluation/${reqIDs[1]}`)).body).toMatchObject({ agentID: 'A2', returned: { y: 1.5 }, centroid: { y: [1, 2 / 9] } });
+  expect((await call('GET', `evaluation/${reqIDs[0]}/feedback`)).body).toMatchObject([{ data: { score: 2 } }]);
+  // the next PUT is version number 1 of A1, after the one written at version 1
+  expect((await call('PUT', 'agent/A1', { name: 'renamed', ...definition })).status).toBe(200);
+  expect((await call('GET', 'agent/A1/version')).body.map((v: { id: string }) => v.id)[0]).toBe('V1');
+  expect((await db.query('SELECT seq FROM versions WHERE version_of = $1 ORDER BY seq', ['A1'])).rows).toEqual([{ seq: 0 }, { seq: 1 }]);
+  // a second start migrates nothing more
+  expect(await migrate(db)).toBe(0);
+  await service.close();
+});
+
+test('a database a newer fuzzbox migrated further is refused at start, untouched', async () => {
+  db = await openTestDatabase();
+  await migrate(db);
+  await db.query('INSERT INTO fuzzbox_migrations VALUES ($1, $2)', [migrations.length + 1, createdAt]);
+  await expect(PostgresStore.open(db)).rejects.toThrow(/newer than this fuzzbox knows/);
+});
+
+test('every statement of a migration or none: a failing migration leaves the version before', async () => {
+  db = await openTestDatabase();
+  await migrate(db, 1);
+  // a row version 2 cannot migrate: feedback on a log that does not exist gets no account, and
+  // the NOT NULL that follows fails, rolling back the ALTER and UPDATE before it
+  await db.query(`INSERT INTO feedback (id, evaluation_log, data, created_at) VALUES ('F', 'no such log', '{}', $1)`, [createdAt]);
+  await expect(migrate(db)).rejects.toThrow();
+  expect((await db.query('SELECT max(version) AS v FROM fuzzbox_migrations')).rows).toEqual([{ v: 1 }]);
+  const columns = await db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'feedback' AND column_name = 'user_id'`);
+  expect(columns.rows).toEqual([]);
+});
