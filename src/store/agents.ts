@@ -60,7 +60,7 @@ export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<A
 }
 
 /** What a body sets on an agent; a PUT without `performance` (or `operators`) removes the agent's. */
-function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'> {
+export function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'> {
   const { name, inputs, outputs, rules, performance, operators } = body;
   return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
 }

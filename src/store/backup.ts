@@ -30,9 +30,9 @@ export function agentLine(agent: AgentRecord): BackupRecord {
   return { kind: 'agent', id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion, versionCount };
 }
 
-const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });
+export const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });
 
-function evaluationLine(log: EvaluationRecord): BackupRecord {
+export function evaluationLine(log: EvaluationRecord): BackupRecord {
   const { reqID, agentID, versionID, input, crisp, returned, density, createdAt, trace } = log;
   return {
     kind: 'evaluation', reqID, agentID, versionID, input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }),
@@ -40,7 +40,7 @@ function evaluationLine(log: EvaluationRecord): BackupRecord {
   };
 }
 
-const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({ kind: 'feedback', id, evaluationLog, data, createdAt });
+export const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({ kind: 'feedback', id, evaluationLog, data, createdAt });
 
 /** Pages of an account's records in one table's index order, `EXPORT_PAGE` per read transaction. */
 async function* byOffset<T>(db: FuzzboxDatabase, read: (offset: number) => Promise<T[]>): AsyncGenerator<T> {
@@ -105,7 +105,7 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
 }
 
 /** JSON with object keys sorted: two records are the same whatever order their fields were written in. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_, item: unknown) =>
     item && typeof item === 'object' && !Array.isArray(item)
       ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -113,26 +113,26 @@ function canonical(value: unknown): string {
   );
 }
 
-const same = (stored: BackupRecord, record: ImportRecord) => {
+export const same = (stored: BackupRecord, record: ImportRecord) => {
   const { parsed_rules: _, ...line } = record as ImportRecord & { parsed_rules?: unknown };
   return canonical(stored) === canonical(line);
 };
 
-const definitionOf = ({ name, inputs, outputs, rules, performance, operators }: Omit<VersionRecord, 'parsed_rules'> | ImportRecord & { kind: 'agent' }) =>
+export const definitionOf = ({ name, inputs, outputs, rules, performance, operators }: Omit<VersionRecord, 'parsed_rules'> | ImportRecord & { kind: 'agent' }) =>
   ({ name, inputs, outputs, rules, performance, operators });
 
 /**
  * A name a log uses that its version does not define, said as "input "x" is not an input", or
  * undefined: GET /evaluation/:id recomputes the log's trace from that version.
  */
-function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned'>, version: VersionRecord): string | undefined {
+export function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned'>, version: VersionRecord): string | undefined {
   const input = Object.keys(log.input).find((name) => !Object.hasOwn(version.inputs, name));
   if (input !== undefined) return `input "${input}" is not an input`;
   const output = [...Object.keys(log.crisp), ...Object.keys(log.returned ?? {})].find((name) => !Object.hasOwn(version.outputs, name));
   return output === undefined ? undefined : `output "${output}" is not an output`;
 }
 
-const elsewhere = (what: string, id: string) =>
+export const elsewhere = (what: string, id: string) =>
   `${what} "${id}" belongs to another account here; a backup keeps its ids, so import it into the account it came from or into another database`;
 
 /**

@@ -7,7 +7,7 @@
 // an agent's inputs come back in the order they were sent. Times are the ISO 8601 strings the
 // interface returns, stored as text so they come back to the millisecond exactly as written.
 export const migrations: readonly string[] = [
-  // 1: what the IndexedDB store holds, one row per log
+  // 1: what the IndexedDB store holds, one row per log; feedback found through its log
   `
   CREATE TABLE accounts (
     user_id text PRIMARY KEY,
@@ -22,6 +22,7 @@ export const migrations: readonly string[] = [
     inputs json NOT NULL,
     outputs json NOT NULL,
     rules json NOT NULL,
+    performance json,
     created_at text NOT NULL,
     updated_at text NOT NULL,
     latest_version text NOT NULL,
@@ -36,6 +37,7 @@ export const migrations: readonly string[] = [
     inputs json NOT NULL,
     outputs json NOT NULL,
     rules json NOT NULL,
+    performance json,
     parsed_rules json NOT NULL,
     created_at text NOT NULL,
     seq integer NOT NULL,
@@ -43,11 +45,13 @@ export const migrations: readonly string[] = [
     retired boolean NOT NULL DEFAULT false,
     UNIQUE (version_of, seq)
   );
+  CREATE INDEX versions_by_user ON versions (user_id, retired);
   CREATE TABLE deleted_agents (
     id text PRIMARY KEY,
     user_id text NOT NULL,
     deleted_at text NOT NULL
   );
+  CREATE INDEX deleted_agents_by_user ON deleted_agents (user_id);
   CREATE TABLE evaluations (
     seq bigserial PRIMARY KEY,
     req_id text NOT NULL UNIQUE,
@@ -57,7 +61,9 @@ export const migrations: readonly string[] = [
     input json NOT NULL,
     crisp json NOT NULL,
     returned json,
-    created_at text NOT NULL
+    created_at text NOT NULL,
+    -- only in logs imported from a backup that carries one (IndexedDB schema version 1)
+    trace json
   );
   CREATE INDEX evaluations_by_agent ON evaluations (user_id, agent_id, seq);
   CREATE TABLE feedback (
@@ -69,12 +75,16 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX feedback_by_evaluation ON feedback (evaluation_log, seq);
   `,
-  // 2: feedback carries its account too, so every table has the partition key of a distributed
-  // engine, and an account's feedback is found without a join
+  // 2: as IndexedDB's version 4: evaluation ids unique per account (an import keeps a backup's
+  // ids, which another account may hold), and feedback carries its account, so every table has
+  // the partition key of a distributed engine and an account's feedback needs no join
   `
   ALTER TABLE feedback ADD COLUMN user_id text;
+  -- at version 1 every log id was unique, whoever's: the log names the feedback's account
   UPDATE feedback SET user_id = evaluations.user_id FROM evaluations WHERE evaluations.req_id = feedback.evaluation_log;
   ALTER TABLE feedback ALTER COLUMN user_id SET NOT NULL;
   CREATE INDEX feedback_by_user ON feedback (user_id, seq);
+  ALTER TABLE evaluations DROP CONSTRAINT evaluations_req_id_key;
+  ALTER TABLE evaluations ADD CONSTRAINT evaluations_by_user_key UNIQUE (user_id, req_id);
   `,
 ];

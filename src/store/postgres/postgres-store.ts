@@ -1,29 +1,22 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { ownAgent } from '../agents.js';
+import { definitionOf, ownAgent } from '../agents.js';
 import { newId, timestamp, timestampAfter } from '../ids.js';
 import type { AccountRecord, AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { EvaluateAgent, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import type { RecordCounts } from '../../schema/storage.js';
+import type { BackupRecord } from '../../schema/backup.js';
+import type { ImportRecord } from '../backup.js';
+import { exportRecords, importRecords } from './backup.js';
+import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import { migrate } from './migrate.js';
 import type { Queryable, SqlDatabase } from './sql.js';
-
-// Columns under the names of the records in records.ts, so rows need no mapping.
-const AGENT = `id, user_id AS "userID", name, inputs, outputs, rules, created_at AS "createdAt",
-  updated_at AS "updatedAt", latest_version AS "latestVersion", version_count AS "versionCount"`;
-const VERSION = `id, version_of AS "versionOf", user_id AS "userID", name, inputs, outputs, rules,
-  parsed_rules, created_at AS "createdAt", seq`;
-const EVALUATION = `req_id AS "reqID", user_id AS "userID", agent_id AS "agentID", version_id AS "versionID",
-  input, crisp, returned, created_at AS "createdAt"`;
 
 /** How a transaction reads an agent: a PUT or DELETE locks it against the others. */
 type AgentLock = '' | 'FOR KEY SHARE' | 'FOR UPDATE';
 
-/** An evaluation row; `returned` is NULL where IndexedDB would leave the property out. */
-type EvaluationRow = Omit<EvaluationRecord, 'returned'> & { returned: EvaluationRecord['returned'] | null };
-
-function evaluationOf({ returned, ...row }: EvaluationRow): EvaluationRecord {
-  return returned ? { ...row, returned } : row;
-}
+/** A definition's optional `performance` as a json parameter. */
+const performanceParam = (performance: unknown) => (performance ? JSON.stringify(performance) : null);
 
 /**
  * PostgreSQL's disk_full under the name IndexedDB gives a full disk, which the API answers with
@@ -79,7 +72,7 @@ export class PostgresStore implements FuzzboxStore {
   async #requireAgent(sql: Queryable, userID: string, id: string, lock: AgentLock = ''): Promise<AgentRecord> {
     const { rows } = await sql.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE id = $1 ${lock}`, [id]);
     const agent = rows[0];
-    if (agent) return ownAgent(userID, id, agent, undefined);
+    if (agent) return ownAgent(userID, id, present(agent), undefined);
     const tombstones = await sql.query<DeletedAgentRecord>(
       `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`,
       [id],
@@ -88,16 +81,18 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #requireEvaluation(sql: Queryable, userID: string, reqID: string): Promise<EvaluationRecord> {
-    const { rows } = await sql.query<EvaluationRow>(`SELECT ${EVALUATION} FROM evaluations WHERE req_id = $1`, [reqID]);
-    const row = rows[0];
-    if (row?.userID !== userID) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
-    return evaluationOf(row);
+    const { rows } = await sql.query<EvaluationRecord>(`SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id = $2`, [
+      userID,
+      reqID,
+    ]);
+    if (!rows[0]) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
+    return present(rows[0]);
   }
 
   async #addVersion(sql: Queryable, agent: AgentRecord, parsedRules: unknown[], seq: number): Promise<void> {
     await sql.query(
-      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, performance)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         agent.latestVersion,
         agent.id,
@@ -109,6 +104,7 @@ export class PostgresStore implements FuzzboxStore {
         JSON.stringify(parsedRules),
         agent.updatedAt,
         seq,
+        performanceParam(agent.performance),
       ],
     );
   }
@@ -132,7 +128,7 @@ export class PostgresStore implements FuzzboxStore {
 
   async listAgents(userID: string): Promise<AgentRecord[]> {
     // ids sort by creation time: oldest first, as IndexedDB's index lists them
-    return (await this.#db.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE user_id = $1 ORDER BY id`, [userID])).rows;
+    return (await this.#db.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE user_id = $1 ORDER BY id`, [userID])).rows.map(present);
   }
 
   readAgent(userID: string, id: string): Promise<AgentRecord> {
@@ -144,10 +140,7 @@ export class PostgresStore implements FuzzboxStore {
     const agent: AgentRecord = {
       id: newId(),
       userID,
-      name: body.name,
-      inputs: body.inputs,
-      outputs: body.outputs,
-      rules: body.rules,
+      ...definitionOf(body),
       createdAt: now,
       updatedAt: now,
       latestVersion: newId(),
@@ -155,9 +148,20 @@ export class PostgresStore implements FuzzboxStore {
     };
     await this.#db.transaction(async (sql) => {
       await sql.query(
-        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)`,
-        [agent.id, userID, agent.name, JSON.stringify(agent.inputs), JSON.stringify(agent.outputs), JSON.stringify(agent.rules), now, now, agent.latestVersion],
+        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count, performance)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10)`,
+        [
+          agent.id,
+          userID,
+          agent.name,
+          JSON.stringify(agent.inputs),
+          JSON.stringify(agent.outputs),
+          JSON.stringify(agent.rules),
+          now,
+          now,
+          agent.latestVersion,
+          performanceParam(agent.performance),
+        ],
       );
       await this.#addVersion(sql, agent, parsedRules, 0);
     });
@@ -165,20 +169,28 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+    const { performance: _replaced, ...kept } = current;
     const agent: AgentRecord = {
-      ...current,
-      name: body.name,
-      inputs: body.inputs,
-      outputs: body.outputs,
-      rules: body.rules,
+      ...kept,
+      ...definitionOf(body),
       updatedAt: timestampAfter(current.updatedAt),
       latestVersion: newId(),
       versionCount: current.versionCount + 1,
     };
     await sql.query(
-      `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8
-       WHERE id = $1`,
-      [agent.id, agent.name, JSON.stringify(agent.inputs), JSON.stringify(agent.outputs), JSON.stringify(agent.rules), agent.updatedAt, agent.latestVersion, agent.versionCount],
+      `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8,
+       performance = $9 WHERE id = $1`,
+      [
+        agent.id,
+        agent.name,
+        JSON.stringify(agent.inputs),
+        JSON.stringify(agent.outputs),
+        JSON.stringify(agent.rules),
+        agent.updatedAt,
+        agent.latestVersion,
+        agent.versionCount,
+        performanceParam(agent.performance),
+      ],
     );
     await this.#addVersion(sql, agent, parsedRules, current.versionCount);
     return agent;
@@ -214,7 +226,7 @@ export class PostgresStore implements FuzzboxStore {
     return this.#read(async (sql) => {
       await this.#requireAgent(sql, userID, agentID);
       const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE version_of = $1 AND NOT retired ORDER BY seq`, [agentID]);
-      return rows;
+      return rows.map(present);
     });
   }
 
@@ -222,7 +234,7 @@ export class PostgresStore implements FuzzboxStore {
     const { rows } = await this.#db.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND NOT retired`, [id]);
     const version = rows[0];
     if (version?.userID !== userID) throw new ApiError('NotFound', `no version with id "${id}"`);
-    return version;
+    return present(version);
   }
 
   recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T> {
@@ -244,13 +256,17 @@ export class PostgresStore implements FuzzboxStore {
   readEvaluation(userID: string, reqID: string): Promise<StoredEvaluation> {
     return this.#read(async (sql) => {
       const evaluation = await this.#requireEvaluation(sql, userID, reqID);
+      if (evaluation.trace) return { evaluation, version: undefined };
       // a retired version too: a deleted agent's logs stay readable
-      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1`, [evaluation.versionID]);
-      return { evaluation, version: rows[0] };
+      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND user_id = $2`, [
+        evaluation.versionID,
+        userID,
+      ]);
+      return { evaluation, version: rows[0] && present(rows[0]) };
     });
   }
 
-  addFeedback(userID: string, feedback: FeedbackRecord): Promise<void> {
+  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void> {
     return this.#db.transaction(async (sql) => {
       await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
       await sql.query('INSERT INTO feedback (id, user_id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -267,8 +283,8 @@ export class PostgresStore implements FuzzboxStore {
     return this.#read(async (sql) => {
       await this.#requireEvaluation(sql, userID, reqID);
       const { rows } = await sql.query<FeedbackRecord>(
-        `SELECT id, evaluation_log AS "evaluationLog", data, created_at AS "createdAt" FROM feedback WHERE evaluation_log = $1 ORDER BY seq`,
-        [reqID],
+        `SELECT ${FEEDBACK} FROM feedback WHERE user_id = $1 AND evaluation_log = $2 ORDER BY seq`,
+        [userID, reqID],
       );
       return rows;
     });
@@ -277,17 +293,17 @@ export class PostgresStore implements FuzzboxStore {
   readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog> {
     return this.#read(async (sql) => {
       const agent = await this.#requireAgent(sql, userID, agentID);
-      const logs = await sql.query<EvaluationRow>(
+      const logs = await sql.query<EvaluationRecord>(
         `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND agent_id = $2 ORDER BY seq`,
         [userID, agentID],
       );
       const feedback = await sql.query<Pick<FeedbackRecord, 'evaluationLog' | 'data'>>(
         `SELECT f.evaluation_log AS "evaluationLog", f.data FROM feedback f
-         JOIN evaluations e ON e.req_id = f.evaluation_log
+         JOIN evaluations e ON e.user_id = f.user_id AND e.req_id = f.evaluation_log
          WHERE f.user_id = $1 AND e.agent_id = $2 ORDER BY f.seq`,
         [userID, agentID],
       );
-      const byID = new Map(logs.rows.map((row) => [row.reqID, evaluationOf(row)]));
+      const byID = new Map(logs.rows.map((row) => [row.reqID, present(row)]));
       const values = new Map<string, number>();
       const metrics = new Set<string>();
       // oldest first: a later value for the same metric replaces an earlier one
@@ -297,6 +313,29 @@ export class PostgresStore implements FuzzboxStore {
       }
       const entries = [...values].map(([reqID, value]) => ({ evaluation: byID.get(reqID)!, value }));
       return { agent, entries, metrics };
+    });
+  }
+
+  exportRecords(userID: string): AsyncIterable<BackupRecord> {
+    return exportRecords(this.#db, userID);
+  }
+
+  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
+    return this.#db.transaction((sql) => importRecords(sql, userID, lines));
+  }
+
+  countRecords(userID: string): Promise<RecordCounts> {
+    return this.#read(async (sql) => {
+      const { rows } = await sql.query<RecordCounts>(
+        `SELECT (SELECT count(*)::int FROM agents WHERE user_id = $1) AS agents,
+           (SELECT count(*)::int FROM versions WHERE user_id = $1 AND NOT retired) AS versions,
+           (SELECT count(*)::int FROM versions WHERE user_id = $1 AND retired) AS "retiredVersions",
+           (SELECT count(*)::int FROM deleted_agents WHERE user_id = $1) AS deletions,
+           (SELECT count(*)::int FROM evaluations WHERE user_id = $1) AS evaluations,
+           (SELECT count(*)::int FROM feedback WHERE user_id = $1) AS feedback`,
+        [userID],
+      );
+      return rows[0]!;
     });
   }
 

@@ -1,0 +1,274 @@
+// Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
+// (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
+import type { BackupRecord } from '../../schema/backup.js';
+import { ApiError } from '../../schema/errors.js';
+import { agentLine, canonical, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, same, versionLine, type ImportRecord } from '../backup.js';
+import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
+import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
+import type { Queryable, SqlDatabase } from './sql.js';
+
+/** Rows read per query while exporting: memory stays flat, and no read holds the database long. */
+const EXPORT_PAGE = 256;
+
+/**
+ * Every row `select` finds after the key `after`, a page per query (each its own short
+ * transaction), in key order. `select` gets the last key seen ('' or 0 first) and the page size.
+ */
+async function* pages<T>(
+  db: SqlDatabase,
+  select: string,
+  params: unknown[],
+  keyOf: (row: T) => string | number,
+  first: string | number,
+): AsyncGenerator<T> {
+  for (let after = first; ; ) {
+    const { rows } = await db.query<T>(select, [...params, after, EXPORT_PAGE]);
+    for (const row of rows) yield present(row as T & object);
+    if (rows.length < EXPORT_PAGE) return;
+    after = keyOf(rows.at(-1)!);
+  }
+}
+
+type VersionRow = VersionRecord & { retired: boolean };
+type EvaluationRow = EvaluationRecord & { seq: string | number };
+type FeedbackRow = FeedbackRecord & { seq: string | number };
+
+/** The caller's account as backup records, in the order an import needs (src/store/backup.ts). */
+export async function* exportRecords(db: SqlDatabase, userID: string): AsyncGenerator<BackupRecord> {
+  const agents = pages<AgentRecord>(db, `SELECT ${AGENT} FROM agents WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [userID], (a) => a.id, '');
+  for await (const agent of agents) {
+    const versions = pages<VersionRecord>(
+      db,
+      `SELECT ${VERSION} FROM versions WHERE version_of = $1 AND NOT retired AND seq > $2 ORDER BY seq LIMIT $3`,
+      [agent.id],
+      (version) => version.seq,
+      -1,
+    );
+    for await (const version of versions) yield versionLine(version, false);
+    yield agentLine(agent);
+  }
+  const retired = pages<VersionRecord>(
+    db,
+    `SELECT ${VERSION} FROM versions WHERE user_id = $1 AND retired AND id > $2 ORDER BY id LIMIT $3`,
+    [userID],
+    (version) => version.id,
+    '',
+  );
+  for await (const version of retired) yield versionLine(version, true);
+  const tombstones = pages<DeletedAgentRecord>(
+    db,
+    `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    [userID],
+    (tombstone) => tombstone.id,
+    '',
+  );
+  for await (const tombstone of tombstones) yield deletionLine(tombstone);
+  const logs = pages<EvaluationRow>(
+    db,
+    `SELECT ${EVALUATION}, seq FROM evaluations WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    [userID],
+    (log) => log.seq,
+    0,
+  );
+  for await (const log of logs) yield evaluationLine(log);
+  const feedback = pages<FeedbackRow>(db, `SELECT ${FEEDBACK}, seq FROM feedback WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [userID], (f) => f.seq, 0);
+  for await (const record of feedback) yield feedbackLine(record);
+}
+
+/** One row or undefined. */
+async function one<T>(sql: Queryable, text: string, params: unknown[]): Promise<T | undefined> {
+  const row = (await sql.query<T>(text, params)).rows[0];
+  return row && present(row as T & object);
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * Stores backup records in the caller's account within the transaction `sql`: all or, when one
+ * is refused (a ValidationError naming its line), none. The rules are src/store/backup.ts's.
+ */
+export async function importRecords(
+  sql: Queryable,
+  userID: string,
+  lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+): Promise<{ imported: number; unchanged: number }> {
+  let imported = 0;
+  let unchanged = 0;
+  // A backup is mostly logs and feedback naming a few agents and versions: those are read once
+  // (and remembered as written), the logs and feedback already stored are read in one query each,
+  // and the new ones written in one statement each at the end, as the IndexedDB store does.
+  const memo = <T>(read: (id: string) => Promise<T | undefined>) => {
+    const known = new Map<string, T | undefined>();
+    const get = async (id: string) => (known.has(id) ? known.get(id) : known.set(id, await read(id)).get(id));
+    return Object.assign(get, { set: (id: string, row: T) => known.set(id, row) });
+  };
+  const agentRow = memo((id) => one<AgentRecord>(sql, `SELECT ${AGENT} FROM agents WHERE id = $1`, [id]));
+  const tombstoneRow = memo((id) =>
+    one<DeletedAgentRecord>(sql, `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`, [id]),
+  );
+  const versionRow = memo((id) => one<VersionRow>(sql, `SELECT ${VERSION}, retired FROM versions WHERE id = $1`, [id]));
+  const idsOf = (kind: 'evaluation' | 'feedback') =>
+    JSON.stringify(lines.flatMap(({ record }) => (record.kind !== kind ? [] : [record.kind === 'evaluation' ? record.reqID : record.id])));
+  const storedLogs = new Map<string, EvaluationRecord>();
+  for (const row of (
+    await sql.query<EvaluationRecord>(
+      `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id IN (SELECT json_array_elements_text($2::json))`,
+      [userID, idsOf('evaluation')],
+    )
+  ).rows) {
+    storedLogs.set(row.reqID, present(row));
+  }
+  const storedFeedback = new Map<string, FeedbackRecord>();
+  for (const row of (
+    await sql.query<FeedbackRecord>(`SELECT ${FEEDBACK} FROM feedback WHERE id IN (SELECT json_array_elements_text($1::json))`, [idsOf('feedback')])
+  ).rows) {
+    storedFeedback.set(row.id, row);
+  }
+  const newLogs: EvaluationRecord[] = [];
+  const newFeedback: FeedbackRecord[] = [];
+
+  for (const { line, record } of lines) {
+    const refuse = (message: string): never => {
+      throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
+    };
+    const outcome = await importOne(record, refuse);
+    if (outcome === 'imported') imported++;
+    else unchanged++;
+  }
+  if (newLogs.length > 0) {
+    await sql.query(
+      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, created_at, trace)
+       SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned', log->>'createdAt', log->'trace'
+       FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
+      [JSON.stringify(newLogs)],
+    );
+  }
+  if (newFeedback.length > 0) {
+    await sql.query(
+      `INSERT INTO feedback (id, user_id, evaluation_log, data, created_at)
+       SELECT f->>'id', f->>'userID', f->>'evaluationLog', f->'data', f->>'createdAt'
+       FROM json_array_elements($1::json) WITH ORDINALITY AS batch(f, position) ORDER BY position`,
+      [JSON.stringify(newFeedback)],
+    );
+  }
+  return { imported, unchanged };
+
+  async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
+    switch (record.kind) {
+      case 'version': {
+        const stored = await versionRow(record.id);
+        if (stored) {
+          if (stored.userID !== userID) refuse(elsewhere('version', record.id));
+          // a version stored retired whose agent the file still has live was deleted since: keep that
+          const { retired: _, ...version } = stored;
+          if (same({ ...versionLine(version, stored.retired), retired: record.retired }, record)) return 'unchanged';
+          refuse(`version "${record.id}" differs from the stored version with that id`);
+        }
+        const agent = (await agentRow(record.versionOf)) ?? (await tombstoneRow(record.versionOf));
+        if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+        const retired = record.retired || (agent !== undefined && !('latestVersion' in agent));
+        const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
+        if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
+        await sql.query(
+          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, parsed_rules, created_at, seq, retired)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
+            json(record.performance), json(record.parsed_rules), record.createdAt, record.seq, retired],
+        );
+        const { kind: _, retired: __, parsed_rules, ...fields } = record;
+        versionRow.set(record.id, { ...fields, parsed_rules, userID, retired });
+        return 'imported';
+      }
+      case 'agent': {
+        const stored = await agentRow(record.id);
+        if (stored) {
+          if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
+          if (same(agentLine(stored), record)) return 'unchanged';
+          // updated here since the backup was made: the file's latest version is an older one of it
+          const filed = await versionRow(record.latestVersion);
+          if (filed && !filed.retired && filed.versionOf === record.id && filed.userID === userID && stored.versionCount >= record.versionCount) {
+            return 'unchanged';
+          }
+          refuse(`agent "${record.id}" differs from the stored agent with that id`);
+        }
+        const tombstone = await tombstoneRow(record.id);
+        if (tombstone) {
+          if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
+          return 'unchanged'; // deleted here since the backup was made
+        }
+        const latest = await versionRow(record.latestVersion);
+        if (!latest || latest.retired || latest.versionOf !== record.id || latest.userID !== userID) {
+          refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
+        }
+        // the agent answers with its own definition and logs its latest version as the one that ran
+        const { retired: _retired, ...latestVersion } = latest;
+        if (canonical(definitionOf(latestVersion)) !== canonical(definitionOf(record))) {
+          refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
+        }
+        await sql.query(
+          `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, performance, created_at, updated_at, latest_version, version_count)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [record.id, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules), json(record.performance),
+            record.createdAt, record.updatedAt, record.latestVersion, record.versionCount],
+        );
+        const { kind: _, ...fields } = record;
+        agentRow.set(record.id, { ...fields, userID });
+        return 'imported';
+      }
+      case 'deletion': {
+        const live = await agentRow(record.id);
+        if (live) {
+          if (live.userID !== userID) refuse(elsewhere('agent', record.id));
+          refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+        }
+        const stored = await tombstoneRow(record.id);
+        if (stored) {
+          if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
+          return 'unchanged';
+        }
+        await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [record.id, userID, record.deletedAt]);
+        tombstoneRow.set(record.id, { id: record.id, userID, deletedAt: record.deletedAt });
+        return 'imported';
+      }
+      case 'evaluation': {
+        const stored = storedLogs.get(record.reqID);
+        if (stored) {
+          if (same(evaluationLine(stored), record)) return 'unchanged';
+          refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
+        }
+        const agent = (await agentRow(record.agentID)) ?? (await tombstoneRow(record.agentID));
+        if (agent?.userID !== userID) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
+        if (!record.trace) {
+          const version = await versionRow(record.versionID);
+          if (version?.userID !== userID || version.versionOf !== record.agentID) {
+            refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
+          }
+          const unknown = nameNotIn(record, version);
+          if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
+        }
+        const { kind: _, ...fields } = record;
+        const log: EvaluationRecord = { ...fields, userID };
+        newLogs.push(log);
+        storedLogs.set(record.reqID, log);
+        return 'imported';
+      }
+      case 'feedback': {
+        const stored = storedFeedback.get(record.id);
+        if (stored) {
+          if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
+          if (same(feedbackLine(stored), record)) return 'unchanged';
+          refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
+        }
+        const known =
+          storedLogs.has(record.evaluationLog) ||
+          (await one(sql, 'SELECT 1 FROM evaluations WHERE user_id = $1 AND req_id = $2', [userID, record.evaluationLog]));
+        if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+        const { kind: _, ...fields } = record;
+        const feedback: FeedbackRecord = { ...fields, userID };
+        newFeedback.push(feedback);
+        storedFeedback.set(record.id, feedback);
+        return 'imported';
+      }
+    }
+  }
+}
