@@ -29,12 +29,15 @@ export default defineConfig({
           env: { FUZZBOX_TEST_STORE: 'dexie' },
         },
       },
-      { extends: true, test: { name: 'pglite', include: conformance, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
+      // PostgreSQL answers through a socket or a WebAssembly build: slower per request than
+      // fake-indexeddb, more so on a loaded machine, so its tests get more time
+      { extends: true, test: { name: 'pglite', include: conformance, testTimeout: 120_000, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
       {
         extends: true,
         test: {
           name: 'postgres',
           include: [...conformance, 'test/server/**/*.test.ts'],
+          testTimeout: 120_000,
           env: { FUZZBOX_TEST_STORE: 'postgres' },
           globalSetup: ['./test/support/postgres-server.ts'],
         },

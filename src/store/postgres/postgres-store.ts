@@ -3,7 +3,8 @@ import type { AgentBody } from '../../schema/agent.js';
 import { definitionOf, ownAgent } from '../agents.js';
 import { newId, timestamp, timestampAfter } from '../ids.js';
 import type { AccountRecord, AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
-import type { EvaluateAgent, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import type { RetentionPolicy } from '../../schema/retention.js';
+import type { FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
 import type { ImportRecord } from '../backup.js';
@@ -12,8 +13,16 @@ import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import { migrate } from './migrate.js';
 import type { Queryable, SqlDatabase } from './sql.js';
 
+/** Agents read per query while listing whose logs to sweep. */
+const AGENT_PAGE = 256;
+/** Logs dropped per transaction by a retention sweep: no sweep step holds the database long. */
+const SWEEP_CHUNK = 1000;
+
 /** How a transaction reads an agent: a PUT or DELETE locks it against the others. */
 type AgentLock = '' | 'FOR KEY SHARE' | 'FOR UPDATE';
+
+/** Whether PostgreSQL text can hold `id`: an id it cannot hold was never stored. */
+const storable = (id: string) => !id.includes('\u0000');
 
 /** A definition's optional `performance` as a json parameter. */
 const performanceParam = (performance: unknown) => (performance ? JSON.stringify(performance) : null);
@@ -23,7 +32,12 @@ const performanceParam = (performance: unknown) => (performance ? JSON.stringify
  * 507 (the transaction was rolled back, so nothing was written).
  */
 function storageError(error: unknown): unknown {
-  if ((error as { code?: unknown } | null)?.code !== '53100') return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  // PostgreSQL text cannot hold U+0000 (character_not_in_repertoire, untranslatable_character)
+  if (code === '22021' || code === '22P05') {
+    return new ApiError('ValidationError', 'text with a NUL character (\\u0000) cannot be stored; remove it and send again');
+  }
+  if (code !== '53100') return error;
   const full = new Error(`the database's disk is full: ${(error as Error).message}`, { cause: error });
   full.name = 'QuotaExceededError';
   return full;
@@ -70,6 +84,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #requireAgent(sql: Queryable, userID: string, id: string, lock: AgentLock = ''): Promise<AgentRecord> {
+    if (!storable(id)) return ownAgent(userID, id, undefined, undefined);
     const { rows } = await sql.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE id = $1 ${lock}`, [id]);
     const agent = rows[0];
     if (agent) return ownAgent(userID, id, present(agent), undefined);
@@ -81,6 +96,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #requireEvaluation(sql: Queryable, userID: string, reqID: string): Promise<EvaluationRecord> {
+    if (!storable(reqID)) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
     const { rows } = await sql.query<EvaluationRecord>(`SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id = $2`, [
       userID,
       reqID,
@@ -231,15 +247,17 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async readVersion(userID: string, id: string): Promise<VersionRecord> {
+    if (!storable(id)) throw new ApiError('NotFound', `no version with id "${id}"`);
     const { rows } = await this.#db.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND NOT retired`, [id]);
     const version = rows[0];
     if (version?.userID !== userID) throw new ApiError('NotFound', `no version with id "${id}"`);
     return present(version);
   }
 
-  recordEvaluations<T>(userID: string, agentID: string, evaluate: EvaluateAgent<T>): Promise<T> {
+  addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]): Promise<boolean> {
     return this.#db.transaction(async (sql) => {
-      const { logs, result } = evaluate(await this.#requireAgent(sql, userID, agentID, 'FOR KEY SHARE'));
+      const agent = await this.#requireAgent(sql, userID, agentID, 'FOR KEY SHARE');
+      if (agent.latestVersion !== versionID) return false;
       if (logs.length > 0) {
         // one statement for the whole batch, rows numbered in the batch's order
         await sql.query(
@@ -249,7 +267,7 @@ export class PostgresStore implements FuzzboxStore {
           [JSON.stringify(logs)],
         );
       }
-      return result;
+      return true;
     });
   }
 
@@ -322,6 +340,44 @@ export class PostgresStore implements FuzzboxStore {
 
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return this.#db.transaction((sql) => importRecords(sql, userID, lines));
+  }
+
+  async applyRetention(policy: RetentionPolicy, now: number): Promise<number> {
+    const cutoff = policy.days === undefined ? null : new Date(now - policy.days * 86_400_000).toISOString();
+    let dropped = 0;
+    for (let after = ''; ; ) {
+      const { rows: agents } = await this.#db.query<{ userID: string; id: string }>(
+        `SELECT user_id AS "userID", id FROM (SELECT user_id, id FROM agents UNION ALL SELECT user_id, id FROM deleted_agents) AS every
+         WHERE id > $1 ORDER BY id LIMIT $2`,
+        [after, AGENT_PAGE],
+      );
+      for (const { userID, id } of agents) {
+        for (;;) {
+          // Newest first, a log is kept while it is young enough and among the newest perAgent
+          // (or, with keepWithFeedback, has feedback); the others go with their feedback, at most
+          // SWEEP_CHUNK per transaction. Dropping the oldest first leaves the ranks of the kept.
+          const { rows } = await this.#db.query(
+            `WITH ranked AS (
+               SELECT seq, req_id, created_at, row_number() OVER (ORDER BY seq DESC) AS rank
+               FROM evaluations WHERE user_id = $1 AND agent_id = $2
+             ), doomed AS (
+               SELECT seq, req_id FROM ranked
+               WHERE (created_at < $3::text OR rank > $4::bigint)
+                 AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM feedback f WHERE f.user_id = $1 AND f.evaluation_log = ranked.req_id))
+               ORDER BY seq LIMIT $6
+             ), dropped_feedback AS (
+               DELETE FROM feedback f USING doomed WHERE f.user_id = $1 AND f.evaluation_log = doomed.req_id
+             )
+             DELETE FROM evaluations e USING doomed WHERE e.seq = doomed.seq RETURNING e.seq`,
+            [userID, id, cutoff, policy.perAgent ?? null, policy.keepWithFeedback === true, SWEEP_CHUNK],
+          );
+          dropped += rows.length;
+          if (rows.length < SWEEP_CHUNK) break;
+        }
+      }
+      if (agents.length < AGENT_PAGE) return dropped;
+      after = agents.at(-1)!.id;
+    }
   }
 
   countRecords(userID: string): Promise<RecordCounts> {
