@@ -20,12 +20,15 @@ export default defineConfig({
         sw: 'src/sw/index.ts',
         client: 'src/client/index.ts',
         vite: 'src/vite/index.ts',
+        node: 'src/node/index.ts',
+        cli: 'src/node/cli.ts',
       },
       formats: ['es'],
     },
     rollupOptions: {
-      // `fuzzbox/vite` runs in Node, inside the app's Vite.
-      external: [/^dexie/, /^zod/, /^workbox-window/, /^node:/, 'vite'],
+      // `fuzzbox/vite` runs in Node, inside the app's Vite; `fuzzbox/node` and its CLI in Node,
+      // with the PostgreSQL clients and the Fetch adapter installed beside them.
+      external: [/^dexie/, /^zod/, /^workbox-window/, /^node:/, 'vite', /^pg$/, /^@electric-sql\/pglite/, /^@hono\/node-server/],
       output: {
         // workbox-window's "main" is a UMD bundle that Node cannot import by name; its ES module
         // build works in Node and in every bundler, so `fuzzbox/client` imports anywhere.

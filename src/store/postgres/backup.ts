@@ -170,10 +170,10 @@ export async function importRecords(
         const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
         if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
         await sql.query(
-          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, parsed_rules, created_at, seq, retired)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
           [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
-            json(record.performance), json(record.parsed_rules), record.createdAt, record.seq, retired],
+            json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, record.seq, retired],
         );
         const { kind: _, retired: __, parsed_rules, ...fields } = record;
         versionRow.set(record.id, { ...fields, parsed_rules, userID, retired });
@@ -206,9 +206,9 @@ export async function importRecords(
           refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
         }
         await sql.query(
-          `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, performance, created_at, updated_at, latest_version, version_count)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-          [record.id, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules), json(record.performance),
+          `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, performance, operators, created_at, updated_at, latest_version, version_count)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          [record.id, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules), json(record.performance), json(record.operators),
             record.createdAt, record.updatedAt, record.latestVersion, record.versionCount],
         );
         const { kind: _, ...fields } = record;

@@ -1,8 +1,8 @@
 // Columns under the names of the records in records.ts, so rows need no mapping.
 // NULL stands for a property IndexedDB leaves out: `present` drops it.
-export const AGENT = `id, user_id AS "userID", name, inputs, outputs, rules, performance, created_at AS "createdAt",
+export const AGENT = `id, user_id AS "userID", name, inputs, outputs, rules, performance, operators, created_at AS "createdAt",
   updated_at AS "updatedAt", latest_version AS "latestVersion", version_count AS "versionCount"`;
-export const VERSION = `id, version_of AS "versionOf", user_id AS "userID", name, inputs, outputs, rules, performance,
+export const VERSION = `id, version_of AS "versionOf", user_id AS "userID", name, inputs, outputs, rules, performance, operators,
   parsed_rules, created_at AS "createdAt", seq`;
 export const EVALUATION = `req_id AS "reqID", user_id AS "userID", agent_id AS "agentID", version_id AS "versionID",
   input, crisp, returned, created_at AS "createdAt", trace`;
@@ -10,7 +10,7 @@ export const FEEDBACK = `id, user_id AS "userID", evaluation_log AS "evaluationL
 
 /** A row as the store's record: without the optional properties that are NULL. */
 export function present<T extends object>(row: T): T {
-  for (const key of ['performance', 'returned', 'trace'] as const) {
+  for (const key of ['performance', 'operators', 'returned', 'trace'] as const) {
     if (key in row && (row as Record<string, unknown>)[key] === null) delete (row as Record<string, unknown>)[key];
   }
   return row;

@@ -4,7 +4,8 @@ import { definitionOf, ownAgent } from '../agents.js';
 import { newId, timestamp, timestampAfter } from '../ids.js';
 import type { AccountRecord, AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
-import type { FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
+import type { EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
 import type { ImportRecord } from '../backup.js';
@@ -24,8 +25,8 @@ type AgentLock = '' | 'FOR KEY SHARE' | 'FOR UPDATE';
 /** Whether PostgreSQL text can hold `id`: an id it cannot hold was never stored. */
 const storable = (id: string) => !id.includes('\u0000');
 
-/** A definition's optional `performance` as a json parameter. */
-const performanceParam = (performance: unknown) => (performance ? JSON.stringify(performance) : null);
+/** An optional value as a json parameter: NULL when absent. */
+const optional = (value: unknown) => (value ? JSON.stringify(value) : null);
 
 /**
  * PostgreSQL's disk_full under the name IndexedDB gives a full disk, which the API answers with
@@ -107,8 +108,8 @@ export class PostgresStore implements FuzzboxStore {
 
   async #addVersion(sql: Queryable, agent: AgentRecord, parsedRules: unknown[], seq: number): Promise<void> {
     await sql.query(
-      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, performance)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, performance, operators)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         agent.latestVersion,
         agent.id,
@@ -120,7 +121,8 @@ export class PostgresStore implements FuzzboxStore {
         JSON.stringify(parsedRules),
         agent.updatedAt,
         seq,
-        performanceParam(agent.performance),
+        optional(agent.performance),
+        optional(agent.operators),
       ],
     );
   }
@@ -164,8 +166,8 @@ export class PostgresStore implements FuzzboxStore {
     };
     await this.#db.transaction(async (sql) => {
       await sql.query(
-        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count, performance)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10)`,
+        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count, performance, operators)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11)`,
         [
           agent.id,
           userID,
@@ -176,7 +178,8 @@ export class PostgresStore implements FuzzboxStore {
           now,
           now,
           agent.latestVersion,
-          performanceParam(agent.performance),
+          optional(agent.performance),
+        optional(agent.operators),
         ],
       );
       await this.#addVersion(sql, agent, parsedRules, 0);
@@ -185,7 +188,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
-    const { performance: _replaced, ...kept } = current;
+    const { performance: _replaced, operators: _replacedToo, ...kept } = current;
     const agent: AgentRecord = {
       ...kept,
       ...definitionOf(body),
@@ -195,7 +198,7 @@ export class PostgresStore implements FuzzboxStore {
     };
     await sql.query(
       `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8,
-       performance = $9 WHERE id = $1`,
+       performance = $9, operators = $10 WHERE id = $1`,
       [
         agent.id,
         agent.name,
@@ -205,7 +208,8 @@ export class PostgresStore implements FuzzboxStore {
         agent.updatedAt,
         agent.latestVersion,
         agent.versionCount,
-        performanceParam(agent.performance),
+        optional(agent.performance),
+        optional(agent.operators),
       ],
     );
     await this.#addVersion(sql, agent, parsedRules, current.versionCount);
@@ -281,6 +285,67 @@ export class PostgresStore implements FuzzboxStore {
         userID,
       ]);
       return { evaluation, version: rows[0] && present(rows[0]) };
+    });
+  }
+
+  listEvaluations(userID: string, agentID: string, query: EvaluationQuery): Promise<EvaluationPage> {
+    return this.#read(async (sql) => {
+      // a deleted agent's logs stay listable by its owner (SPEC 2)
+      const owner = storable(agentID)
+        ? await sql.query('SELECT 1 FROM agents WHERE id = $1 AND user_id = $2 UNION ALL SELECT 1 FROM deleted_agents WHERE id = $1 AND user_id = $2', [
+            agentID,
+            userID,
+          ])
+        : { rows: [] };
+      if (owner.rows.length === 0) throw new ApiError('NotFound', `no agent with id "${agentID}"`);
+      // At most LIST_SCAN_LIMIT logs examined per page, newest first, each with its feedback
+      // (oldest first); filters apply within those, so a page may end short with a `next`.
+      const { rows } = await sql.query<EvaluationRecord & { seq: number; feedback: FeedbackRecord[]; scanned: number; oldest: number }>(
+        `WITH scanned AS (
+           SELECT * FROM evaluations WHERE user_id = $1 AND agent_id = $2 AND ($3::float8 IS NULL OR seq < $3)
+           ORDER BY seq DESC LIMIT ${LIST_SCAN_LIMIT}
+         ), listed AS (
+           SELECT s.*, COALESCE((
+             SELECT json_agg(json_build_object('id', f.id, 'userID', f.user_id, 'evaluationLog', f.evaluation_log, 'data', f.data,
+               'createdAt', f.created_at) ORDER BY f.seq)
+             FROM feedback f WHERE f.user_id = s.user_id AND f.evaluation_log = s.req_id), '[]'::json) AS feedback
+           FROM scanned s WHERE ($4::text IS NULL OR s.version_id = $4)
+         )
+         SELECT ${EVALUATION}, seq::float8 AS seq, feedback,
+           (SELECT count(*)::int FROM scanned) AS scanned, (SELECT min(seq)::float8 FROM scanned) AS oldest
+         FROM listed WHERE $5::boolean IS NULL OR $5 = (json_array_length(feedback) > 0)
+         ORDER BY seq DESC LIMIT $6`,
+        [userID, agentID, query.after?.seq ?? null, query.versionID ?? null, query.feedback ?? null, query.limit + 1],
+      );
+      const position = (seq: number, reqID: string): EvaluationPosition => ({ seq, index: 0, reqID });
+      const entries = rows.slice(0, query.limit).map(({ seq: _, feedback, scanned: __, oldest: ___, ...row }) => ({
+        evaluation: present(row as EvaluationRecord),
+        feedback,
+      }));
+      const last = rows[query.limit - 1];
+      if (rows.length > query.limit && last) return { entries, next: position(last.seq, last.reqID) };
+      // fewer than a page: more only if the scan stopped at its limit
+      const first = rows[0];
+      if (first && first.scanned >= LIST_SCAN_LIMIT) return { entries, next: position(first.oldest, '') };
+      if (!first && query.after === undefined) return { entries, next: null };
+      if (!first) {
+        const more = await sql.query<{ oldest: number | null; scanned: number }>(
+          `SELECT min(seq)::float8 AS oldest, count(*)::int AS scanned FROM (SELECT seq FROM evaluations
+             WHERE user_id = $1 AND agent_id = $2 AND ($3::float8 IS NULL OR seq < $3) ORDER BY seq DESC LIMIT ${LIST_SCAN_LIMIT}) AS scanned`,
+          [userID, agentID, query.after?.seq ?? null],
+        );
+        const { oldest, scanned } = more.rows[0]!;
+        return { entries, next: scanned >= LIST_SCAN_LIMIT && oldest !== null ? position(oldest, '') : null };
+      }
+      return { entries, next: null };
+    });
+  }
+
+  deleteEvaluation(userID: string, reqID: string): Promise<void> {
+    return this.#db.transaction(async (sql) => {
+      await this.#requireEvaluation(sql, userID, reqID);
+      await sql.query('DELETE FROM feedback WHERE user_id = $1 AND evaluation_log = $2', [userID, reqID]);
+      await sql.query('DELETE FROM evaluations WHERE user_id = $1 AND req_id = $2', [userID, reqID]);
     });
   }
 
