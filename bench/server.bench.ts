@@ -2,6 +2,7 @@
 // client and server), with the logs in PGlite files and in a PostgreSQL server started for the
 // run (Debian's, as in the tests): one request at a time, 32 at once, and batches of 4096.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type FuzzboxServer } from '../src/node/index.js';
@@ -14,6 +15,7 @@ const agent = {
   rules: ['IF service IS poor OR food IS bad THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent AND food IS good THEN tip IS high'],
 };
 
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
@@ -27,11 +29,17 @@ async function measure(label: string, server: FuzzboxServer): Promise<void> {
   const { apiKey: key } = (await (await fetch(`${server.url}account`, { method: 'POST' })).json()) as { apiKey: string };
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
   const { id } = (await (await fetch(`${server.url}agent`, { method: 'POST', headers, body: JSON.stringify(agent) })).json()) as { id: string };
-  const evaluate = async (body: unknown) => {
-    const response = await fetch(`${server.url}agent/${id}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-  };
+  // node:http rather than fetch: a batch's X-Evaluation-ID (4096 ids, 150 KB) is over fetch's 16 KB header limit
+  const evaluate = (body: unknown) =>
+    new Promise<void>((resolve, reject) => {
+      const request = httpRequest(`${server.url}agent/${id}`, { method: 'POST', headers, agent: keepAlive, maxHeaderSize: 1 << 20 });
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`status ${response.statusCode}`))));
+      });
+      request.on('error', reject);
+      request.end(JSON.stringify(body));
+    });
   const input = (i: number) => ({ service: i % 11, food: (i * 7) % 11 });
   for (let i = 0; i < 50; i++) await evaluate(input(i)); // warm-up
 
@@ -71,6 +79,7 @@ try {
   await measure('PGlite (files)', onPGlite);
   await onPGlite.close();
 } finally {
+  keepAlive.destroy();
   postgres.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -65,7 +65,7 @@ export function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'input
   return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
 }
 
-function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number, provenance: Provenance): VersionRecord {
+export function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number, provenance: Provenance): VersionRecord {
   return {
     id: agent.latestVersion,
     versionOf: agent.id,

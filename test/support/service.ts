@@ -171,8 +171,8 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
     },
     async storedLogIDs() {
       if (sql) return (await sql.query<{ id: string }>('SELECT req_id AS id FROM evaluations ORDER BY seq')).rows.map((row) => row.id);
-      const groups: Array<{ reqIDs: string[] }> = await (await dexieReader()).table('logGroups').toArray();
-      return groups.flatMap((group) => group.reqIDs);
+      const groups: Array<{ keys: Array<[string, string]> }> = await (await dexieReader()).table('logGroups').toArray();
+      return groups.flatMap((group) => group.keys.map(([, reqID]) => reqID));
     },
     async storedCounts() {
       if (sql) {

@@ -137,8 +137,9 @@ export async function importRecords(
   }
   if (newLogs.length > 0) {
     await sql.query(
-      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, created_at, trace)
-       SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned', log->>'createdAt', log->'trace'
+      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace)
+       SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned',
+         (log->>'density')::float8, log->>'createdAt', log->'trace'
        FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
       [JSON.stringify(newLogs)],
     );
@@ -170,10 +171,10 @@ export async function importRecords(
         const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
         if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
         await sql.query(
-          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
           [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
-            json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, record.seq, retired],
+            json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, record.seq, retired, record.origin ?? null, json(record.evidence)],
         );
         const { kind: _, retired: __, parsed_rules, ...fields } = record;
         versionRow.set(record.id, { ...fields, parsed_rules, userID, retired });

@@ -45,6 +45,9 @@ export const migrations: readonly string[] = [
     seq integer NOT NULL,
     -- set by the agent's delete: gone from the interface, kept to recompute its logs
     retired boolean NOT NULL DEFAULT false,
+    -- why the version exists (created, updated, optimised, …) and what it rests on
+    origin text,
+    evidence json,
     UNIQUE (version_of, seq)
   );
   CREATE INDEX versions_by_user ON versions (user_id, retired);
@@ -63,6 +66,8 @@ export const migrations: readonly string[] = [
     input json NOT NULL,
     crisp json NOT NULL,
     returned json,
+    -- autopilot's answers: the density the returned outputs were drawn with
+    density double precision,
     created_at text NOT NULL,
     -- only in logs imported from a backup that carries one (IndexedDB schema version 1)
     trace json
@@ -76,6 +81,12 @@ export const migrations: readonly string[] = [
     created_at text NOT NULL
   );
   CREATE INDEX feedback_by_evaluation ON feedback (evaluation_log, seq);
+  -- autopilot's state for an agent: one document, read and written whole
+  CREATE TABLE autopilot (
+    agent_id text PRIMARY KEY,
+    user_id text NOT NULL,
+    record json NOT NULL
+  );
   `,
   // 2: as IndexedDB's version 4: evaluation ids unique per account (an import keeps a backup's
   // ids, which another account may hold), and feedback carries its account, so every table has

@@ -1,8 +1,8 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { definitionOf, ownAgent } from '../agents.js';
+import { definitionOf, ownAgent, snapshot } from '../agents.js';
 import { newId, timestamp, timestampAfter } from '../ids.js';
-import type { AccountRecord, AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
+import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
 import type { EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
@@ -106,23 +106,25 @@ export class PostgresStore implements FuzzboxStore {
     return present(rows[0]);
   }
 
-  async #addVersion(sql: Queryable, agent: AgentRecord, parsedRules: unknown[], seq: number): Promise<void> {
+  async #addVersion(sql: Queryable, version: VersionRecord): Promise<void> {
     await sql.query(
-      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, performance, operators)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, parsed_rules, created_at, seq, performance, operators, origin, evidence)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
-        agent.latestVersion,
-        agent.id,
-        agent.userID,
-        agent.name,
-        JSON.stringify(agent.inputs),
-        JSON.stringify(agent.outputs),
-        JSON.stringify(agent.rules),
-        JSON.stringify(parsedRules),
-        agent.updatedAt,
-        seq,
-        optional(agent.performance),
-        optional(agent.operators),
+        version.id,
+        version.versionOf,
+        version.userID,
+        version.name,
+        JSON.stringify(version.inputs),
+        JSON.stringify(version.outputs),
+        JSON.stringify(version.rules),
+        JSON.stringify(version.parsed_rules),
+        version.createdAt,
+        version.seq,
+        optional(version.performance),
+        optional(version.operators),
+        version.origin ?? null,
+        optional(version.evidence),
       ],
     );
   }
@@ -153,7 +155,7 @@ export class PostgresStore implements FuzzboxStore {
     return this.#read((sql) => this.#requireAgent(sql, userID, id));
   }
 
-  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'created' }): Promise<AgentRecord> {
     const now = timestamp();
     const agent: AgentRecord = {
       id: newId(),
@@ -182,12 +184,12 @@ export class PostgresStore implements FuzzboxStore {
         optional(agent.operators),
         ],
       );
-      await this.#addVersion(sql, agent, parsedRules, 0);
+      await this.#addVersion(sql, snapshot(agent, parsedRules, 0, provenance));
     });
     return agent;
   }
 
-  async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+  async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<AgentRecord> {
     const { performance: _replaced, operators: _replacedToo, ...kept } = current;
     const agent: AgentRecord = {
       ...kept,
@@ -212,15 +214,24 @@ export class PostgresStore implements FuzzboxStore {
         optional(agent.operators),
       ],
     );
-    await this.#addVersion(sql, agent, parsedRules, current.versionCount);
+    await this.#addVersion(sql, snapshot(agent, parsedRules, current.versionCount, provenance));
     return agent;
   }
 
-  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
-    return this.#db.transaction(async (sql) => this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules));
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'updated' }): Promise<AgentRecord> {
+    return this.#db.transaction(async (sql) =>
+      this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules, provenance),
+    );
   }
 
-  updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[]): Promise<AgentRecord> {
+  updateAgentFrom(
+    userID: string,
+    id: string,
+    basedOn: string,
+    body: AgentBody,
+    parsedRules: unknown[],
+    provenance: Provenance = { origin: 'updated' },
+  ): Promise<AgentRecord> {
     return this.#db.transaction(async (sql) => {
       const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
       if (current.latestVersion !== basedOn) {
@@ -229,7 +240,81 @@ export class PostgresStore implements FuzzboxStore {
           `agent "${id}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
         );
       }
-      return this.#update(sql, current, body, parsedRules);
+      return this.#update(sql, current, body, parsedRules, provenance);
+    });
+  }
+
+  /** The agent at `basedOn`, locked, or Conflict. */
+  async #lockedAt(sql: Queryable, userID: string, id: string, basedOn: string): Promise<AgentRecord> {
+    const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
+    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    return current;
+  }
+
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<VersionRecord> {
+    return this.#db.transaction(async (sql) => {
+      const current = await this.#lockedAt(sql, userID, id, basedOn);
+      const { performance: _replaced, ...kept } = current;
+      const draft: AgentRecord = { ...kept, ...definitionOf(body), updatedAt: timestampAfter(current.updatedAt), latestVersion: newId() };
+      const version = snapshot(draft, parsedRules, current.versionCount, provenance);
+      await this.#addVersion(sql, version);
+      await sql.query('UPDATE agents SET version_count = $2 WHERE id = $1', [id, current.versionCount + 1]);
+      return version;
+    });
+  }
+
+  promoteVersion(userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
+    return this.#db.transaction(async (sql) => {
+      const current = await this.#lockedAt(sql, userID, id, basedOn);
+      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND version_of = $2`, [versionID, id]);
+      if (!rows[0]) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
+      const { name, inputs, outputs, rules, performance } = present(rows[0]);
+      const { performance: _replaced, ...kept } = current;
+      const agent: AgentRecord = {
+        ...kept,
+        name,
+        inputs,
+        outputs,
+        rules,
+        ...(performance ? { performance } : {}),
+        updatedAt: timestampAfter(current.updatedAt),
+        latestVersion: versionID,
+      };
+      await sql.query(
+        'UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, performance = $6, updated_at = $7, latest_version = $8 WHERE id = $1',
+        [id, name, JSON.stringify(inputs), JSON.stringify(outputs), JSON.stringify(rules), optional(performance), agent.updatedAt, versionID],
+      );
+      return agent;
+    });
+  }
+
+  countEvaluationsByVersion(userID: string, agentID: string): Promise<Map<string, number>> {
+    return this.#read(async (sql) => {
+      await this.#requireAgent(sql, userID, agentID);
+      const { rows } = await sql.query<{ versionID: string; n: number }>(
+        'SELECT version_id AS "versionID", count(*)::int AS n FROM evaluations WHERE user_id = $1 AND agent_id = $2 GROUP BY version_id',
+        [userID, agentID],
+      );
+      return new Map(rows.map((row) => [row.versionID, row.n]));
+    });
+  }
+
+  readAutopilot(userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
+    return this.#read(async (sql) => {
+      await this.#requireAgent(sql, userID, agentID);
+      const { rows } = await sql.query<{ record: AutopilotRecord }>('SELECT record FROM autopilot WHERE agent_id = $1', [agentID]);
+      return rows[0]?.record;
+    });
+  }
+
+  writeAutopilot(userID: string, record: AutopilotRecord): Promise<void> {
+    return this.#db.transaction(async (sql) => {
+      await this.#requireAgent(sql, userID, record.agentID);
+      await sql.query(
+        `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
+         ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record`,
+        [record.agentID, userID, JSON.stringify({ ...record, userID })],
+      );
     });
   }
 
@@ -265,8 +350,9 @@ export class PostgresStore implements FuzzboxStore {
       if (logs.length > 0) {
         // one statement for the whole batch, rows numbered in the batch's order
         await sql.query(
-          `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, created_at)
-           SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned', log->>'createdAt'
+          `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at)
+           SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned',
+             (log->>'density')::float8, log->>'createdAt'
            FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
           [JSON.stringify(logs)],
         );
