@@ -6,20 +6,18 @@ import { applyTallies, count } from './tallies.js';
 
 /** Log groups examined per transaction: up to 64 logs each, so no sweep step holds the database long. */
 const SWEEP_PAGE = 16;
-/** Agents read per transaction while listing whose logs to sweep. */
-const AGENT_PAGE = 256;
-
-/** Every agent id that may own logs, live or deleted, with its owner, a page per transaction. */
+/**
+ * Every agent that has logs, with its owner: live, deleted, or deleted on a full disk (which
+ * leaves neither its record nor a tombstone). One index key read per agent, each its own short
+ * transaction, skipping over the agent's groups.
+ */
 async function* everyAgent(db: FuzzboxDatabase): AsyncGenerator<{ userID: string; id: string }> {
-  for (const table of [db.agents, db.deletedAgents] as const) {
-    for (let after: string | undefined; ; ) {
-      const page: Array<{ userID: string; id: string }> = await (after === undefined ? table.orderBy('id') : table.where('id').above(after))
-        .limit(AGENT_PAGE)
-        .toArray();
-      yield* page;
-      if (page.length < AGENT_PAGE) break;
-      after = page.at(-1)!.id;
-    }
+  for (let after: unknown[] = [Dexie.minKey]; ; ) {
+    const [key] = (await db.logGroups.where('[userID+agentID+seq]').above(after).limit(1).keys()) as unknown as Array<[string, string, number]>;
+    if (key === undefined) return;
+    const [userID, id] = key;
+    yield { userID, id };
+    after = [userID, id, Dexie.maxKey];
   }
 }
 

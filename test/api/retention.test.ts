@@ -2,6 +2,7 @@
 // background; what is kept reads back unchanged.
 import { afterEach, expect, test, vi } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
+import { failWrites, quotaExceeded } from '../support/faults.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService | undefined;
@@ -37,6 +38,22 @@ test('last N per agent: each agent keeps its newest N logs, the rest go with the
   expect((await t.call('GET', `evaluation/${ids[53]}`, { key })).body.input).toEqual({ service: 5.3 });
   // a second sweep finds nothing more to drop
   expect(await t.service.applyRetention()).toBe(0);
+});
+
+test('last N per agent also trims an agent deleted on a full disk (no tombstone, its versions left in place)', async () => {
+  t = await createTestService({ retention: { perAgent: 50 } });
+  const key = await t.signup();
+  const { a, ids } = await seed(t, key);
+  const restore = failWrites('retiredVersions', quotaExceeded);
+  try {
+    expect((await t.call('DELETE', `agent/${a}`, { key })).status).toBe(200);
+  } finally {
+    restore();
+  }
+  expect(await t.service.applyRetention()).toBe(103 - 50);
+  expect(await counts(t, key)).toMatchObject({ evaluations: 60 });
+  expect((await t.call('GET', `evaluation/${ids[0]}`, { key })).status).toBe(404);
+  expect((await t.call('GET', `evaluation/${ids[102]}`, { key })).status).toBe(200);
 });
 
 test('keepWithFeedback keeps an old log that received feedback', async () => {
