@@ -132,6 +132,17 @@ export function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'retur
   return output === undefined ? undefined : `output "${output}" is not an output`;
 }
 
+/**
+ * Why a version numbered `seq` cannot join agent `agentID`, which has `count` versions here: the
+ * next PUT numbers its version `count` (versions are numbered 0, 1, … in commit order).
+ */
+export const numberedPast = (agentID: string, count: number, id: string, seq: number) =>
+  `agent "${agentID}" has ${count} version${count === 1 ? '' : 's'} here, numbered below ${count}; version "${id}" numbered ${seq} is from a later state of it: import into an account without it, or delete it here first`;
+
+/** Why an agent whose version `id` is numbered `seq` cannot have `count` versions. */
+export const countNotAbove = (agentID: string, count: number, id: string, seq: number) =>
+  `agent "${agentID}": versionCount ${count} must be above the number of each of its versions (version "${id}" is numbered ${seq})`;
+
 export const elsewhere = (what: string, id: string) =>
   `${what} "${id}" belongs to another account here; a backup keeps its ids, so import it into the account it came from or into another database`;
 
@@ -184,6 +195,7 @@ export function importRecords(
           const version: VersionRecord = { ...fields, userID };
           const agent = (await db.agents.get(record.versionOf)) ?? (await db.deletedAgents.get(record.versionOf));
           if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+          if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
           if (retired || (agent && !('latestVersion' in agent))) {
             await db.retiredVersions.add(version);
           } else {
@@ -217,6 +229,8 @@ export function importRecords(
           if (canonical(definitionOf(latest)) !== canonical(definitionOf(record))) {
             refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
           }
+          const past = await db.versions.where('[versionOf+seq]').between([record.id, record.versionCount], [record.id, Dexie.maxKey]).first();
+          if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
           const { kind: _, ...fields } = record;
           await db.agents.add({ ...fields, userID });
           return 'imported';

@@ -191,6 +191,29 @@ describe('import', () => {
     }
   });
 
+  test('a version numbered past its agent\'s count is refused: the next PUT would take its number', async () => {
+    const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
+    const header = (await exportText(t, key)).text.split('\n')[0]!;
+    const at = '2026-01-01T00:00:00.000Z';
+    const version = (id: string, versionOf: string, seq: number) => JSON.stringify({ kind: 'version', id, versionOf, ...tippingAgent('later'), createdAt: at, seq, retired: false });
+    const agentLine = (id: string, latestVersion: string, versionCount: number) =>
+      JSON.stringify({ kind: 'agent', id, ...tippingAgent('later'), createdAt: at, updatedAt: at, latestVersion, versionCount });
+    const before = await t.snapshot();
+    for (const [lines, line, message] of [
+      // into an agent that lives here with one version
+      [[version('v-extra', agent.id, 1)], 2, /has 1 version/],
+      // an agent whose count is not above its versions' numbers
+      [[version('v-0', 'new-agent', 0), version('v-5', 'new-agent', 5), agentLine('new-agent', 'v-0', 1)], 4, /versionCount 1/],
+    ] as const) {
+      const { status, body } = await importText(t, key, [header, ...lines].join('\n'));
+      expect(status).toBe(400);
+      expect(body.message).toMatch(new RegExp(`^line ${line}: `));
+      expect(body.message).toMatch(message);
+      expect(await t.snapshot()).toBe(before);
+    }
+    expect((await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('v2') })).status).toBe(200);
+  });
+
   test('an engine-invalid definition in a backup is refused like a POST /agent would be', async () => {
     await seed(t, key);
     const lines = (await exportText(t, key)).text.trimEnd().split('\n');

@@ -2,7 +2,7 @@
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
 import { ApiError } from '../../schema/errors.js';
-import { agentLine, canonical, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, same, versionLine, type ImportRecord } from '../backup.js';
+import { agentLine, canonical, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
@@ -167,6 +167,7 @@ export async function importRecords(
         }
         const agent = (await agentRow(record.versionOf)) ?? (await tombstoneRow(record.versionOf));
         if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+        if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
         const retired = record.retired || (agent !== undefined && !('latestVersion' in agent));
         const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
         if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
@@ -206,6 +207,8 @@ export async function importRecords(
         if (canonical(definitionOf(latestVersion)) !== canonical(definitionOf(record))) {
           refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
         }
+        const past = await one<{ id: string; seq: number }>(sql, 'SELECT id, seq FROM versions WHERE version_of = $1 AND seq >= $2 ORDER BY seq LIMIT 1', [record.id, record.versionCount]);
+        if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
         await sql.query(
           `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, performance, operators, created_at, updated_at, latest_version, version_count)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
