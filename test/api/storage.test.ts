@@ -62,6 +62,22 @@ test('usage, quota and persistence come from the storage manager the adapter pas
   expect((await t.call('GET', 'storage', { key })).body.usage).toBe(1235);
 });
 
+test('a storage manager that cannot answer leaves usage, quota and persistence null, the counts still there', async () => {
+  // Safari before 17 gives workers a navigator.storage without estimate(); browsers may also reject it
+  for (const storageManager of [
+    {} as never,
+    { estimate: () => Promise.reject(new DOMException('storage is unavailable', 'UnknownError')), persisted: () => Promise.reject(new TypeError('no')) },
+  ]) {
+    await t.close();
+    t = await createTestService({ storageManager });
+    const key = await t.signup();
+    await t.call('POST', 'agent', { key, body: tippingAgent() });
+    const { status, body } = await t.call('GET', 'storage', { key });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ usage: null, quota: null, persisted: null, counts: { agents: 1, versions: 1 } });
+  }
+});
+
 test('GET /storage needs a key', async () => {
   expect((await t.call('GET', 'storage')).status).toBe(401);
 });

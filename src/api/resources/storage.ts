@@ -8,16 +8,26 @@ import { json } from '../http.js';
  * `persist()` is page-only (FuzzyClient's `requestPersistence()`).
  */
 export interface StorageManagerLike {
-  estimate(): Promise<{ usage?: number; quota?: number }>;
+  /** absent in Safari's workers before 17 */
+  estimate?(): Promise<{ usage?: number; quota?: number }>;
   persisted?(): Promise<boolean>;
+}
+
+async function unknownOnFailure<T>(ask: () => Promise<T> | undefined): Promise<T | undefined> {
+  try {
+    return await ask();
+  } catch {
+    return undefined;
+  }
 }
 
 /** GET /storage: the origin's usage, quota and persistence as the browser reports them, and the caller's counts. */
 export async function readStorage({ service, userID }: Context): Promise<Response> {
   const manager = service.storageManager;
+  // what the platform cannot tell (a method missing or refusing) is null, like without a manager
   const [estimate, persisted, counts] = await Promise.all([
-    manager?.estimate(),
-    manager?.persisted?.(),
+    unknownOnFailure(() => manager?.estimate?.()),
+    unknownOnFailure(() => manager?.persisted?.()),
     service.store.countRecords(userID),
   ]);
   const status: StorageStatus = {
