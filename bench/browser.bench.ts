@@ -38,7 +38,8 @@ await build({
 const only = process.argv[2];
 if (only !== undefined && only !== 'another-tab') throw new Error(`unknown part "${only}": the one part that runs alone is "another-tab"`);
 
-type Figures = Awaited<ReturnType<typeof benchmark>>;
+/** Every part's figures (the whole run). */
+type Figures = Extract<Awaited<ReturnType<typeof benchmark>>, { hop: unknown }>;
 
 async function benchmark(only: string | null) {
   const agent = {
@@ -260,7 +261,7 @@ const server = await startStaticServer({
   '/floor/': relative(root, join(bundleDir, 'floor')),
 });
 
-async function pageReport(): Promise<Partial<Figures> & Pick<Figures, 'anotherTab'>> {
+async function pageReport(): Promise<Figures | Pick<Figures, 'anotherTab'>> {
   for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(100)) {
     const report = server.posted.find(({ path }) => path === '/results');
     if (!report) continue;

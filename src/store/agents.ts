@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
-import type { FuzzboxDatabase } from './database.js';
+import { headOf, type FuzzboxDatabase } from './database.js';
 import { isQuotaExceeded } from './quota.js';
 import { newId, timestamp, timestampAfter } from './ids.js';
 import type { AgentRecord, Provenance, VersionRecord } from './records.js';
@@ -48,6 +48,12 @@ export async function deletedOwners(db: FuzzboxDatabase, ids: readonly string[])
 export async function requireAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
   const agent = await db.agents.get(id);
   return ownAgent(userID, id, agent, agent ? undefined : (await deletedOwners(db, [id])).get(id));
+}
+
+/** Stores `agent` and its head; call inside a read-write transaction over agents and heads. */
+export async function putAgent(db: FuzzboxDatabase, agent: AgentRecord, options: { add?: boolean } = {}): Promise<void> {
+  await (options.add ? db.agents.add(agent) : db.agents.put(agent));
+  await db.heads.put(headOf(agent));
 }
 
 export function readAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<AgentRecord> {
@@ -102,8 +108,8 @@ export async function createAgent(
     latestVersion: newId(),
     versionCount: 1,
   };
-  await db.transaction('rw', db.agents, db.versions, async () => {
-    await db.agents.add(agent);
+  await db.transaction('rw', db.agents, db.heads, db.versions, async () => {
+    await putAgent(db, agent, { add: true });
     await db.versions.add(snapshot(agent, parsedRules, 0, provenance));
   });
   return agent;
@@ -118,7 +124,7 @@ export function updateAgent(
   parsedRules: unknown[],
   provenance: Provenance = { origin: 'updated' },
 ): Promise<AgentRecord> {
-  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+  return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     // Taken after the read, so concurrent PUTs (serialised by IndexedDB) get increasing times.
     const { performance: _replaced, operators: _replacedToo, ...kept } = current;
@@ -129,7 +135,7 @@ export function updateAgent(
       latestVersion: newId(),
       versionCount: current.versionCount + 1,
     };
-    await db.agents.put(agent);
+    await putAgent(db, agent);
     await db.versions.add(snapshot(agent, parsedRules, current.versionCount, provenance));
     return agent;
   });
@@ -151,19 +157,21 @@ function versionsOf(db: FuzzboxDatabase, agentID: string) {
  */
 export async function deleteAgent(db: FuzzboxDatabase, userID: string, id: string): Promise<void> {
   try {
-    await db.transaction('rw', [db.agents, db.versions, db.retiredVersions, db.deletedAgents], async () => {
+    await db.transaction('rw', [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents], async () => {
       await requireAgent(db, userID, id);
       const versions = await versionsOf(db, id).toArray();
       await db.retiredVersions.bulkAdd(versions);
       await db.versions.bulkDelete(versions.map((version) => version.id));
       await db.agents.delete(id);
+      await db.heads.delete(id);
       await db.deletedAgents.add({ id, userID, deletedAt: timestamp() });
     });
   } catch (error) {
     if (!isQuotaExceeded(error)) throw error;
-    await db.transaction('rw', [db.agents, db.versions, db.deletedAgents], async () => {
+    await db.transaction('rw', [db.agents, db.heads, db.versions, db.deletedAgents], async () => {
       await requireAgent(db, userID, id);
       await db.agents.delete(id);
+      await db.heads.delete(id);
     });
   }
 }
@@ -199,21 +207,21 @@ export function addCandidateVersion(
   parsedRules: unknown[],
   provenance: Provenance,
 ): Promise<VersionRecord> {
-  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+  return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
     const { performance: _replaced, ...kept } = current;
     const draft: AgentRecord = { ...kept, ...definitionOf(body), updatedAt: timestampAfter(current.updatedAt), latestVersion: newId() };
     const version = snapshot(draft, parsedRules, current.versionCount, provenance);
     await db.versions.add(version);
-    await db.agents.put({ ...current, versionCount: current.versionCount + 1 });
+    await putAgent(db, { ...current, versionCount: current.versionCount + 1 });
     return version;
   });
 }
 
 /** Makes the candidate `versionID` the agent's latest version, only if the agent is still at `basedOn` (else Conflict). */
 export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
-  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+  return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
     const version = await db.versions.get(versionID);
@@ -230,7 +238,7 @@ export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, 
       updatedAt: timestampAfter(current.updatedAt),
       latestVersion: versionID,
     };
-    await db.agents.put(agent);
+    await putAgent(db, agent);
     return agent;
   });
 }

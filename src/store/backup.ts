@@ -1,6 +1,7 @@
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
+import { putAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, groupLogs, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
@@ -157,7 +158,7 @@ export function importRecords(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
 ): Promise<{ imported: number; unchanged: number }> {
-  const tables = [db.agents, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
+  const tables = [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
   return db.transaction('rw', tables, async () => {
     let feedbackAdded = 0;
     let imported = 0;
@@ -232,7 +233,7 @@ export function importRecords(
           const past = await db.versions.where('[versionOf+seq]').between([record.id, record.versionCount], [record.id, Dexie.maxKey]).first();
           if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
           const { kind: _, ...fields } = record;
-          await db.agents.add({ ...fields, userID });
+          await putAgent(db, { ...fields, userID }, { add: true });
           return 'imported';
         }
         case 'deletion': {

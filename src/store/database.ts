@@ -7,6 +7,7 @@ import type {
   DeletedAgentRecord,
   EvaluationRecord,
   FeedbackRecord,
+  HeadRecord,
   LogGroupRecord,
   TallyRecord,
   VersionRecord,
@@ -75,6 +76,18 @@ function declareVersions(db: Dexie): void {
   db.version(6).stores({ tallies: 'userID' }).upgrade(tallyEverything);
   // Autopilot's state per agent (docs/LEARNING.md): what a stopped worker needs to carry on.
   db.version(7).stores({ autopilot: 'agentID, userID' });
+  // Each live agent's owner and latest version, what a write of logs checks: that write no longer
+  // locks `agents`, which every request on an agent reads.
+  db.version(8)
+    .stores({ heads: 'agentID' })
+    .upgrade(async (tx) => {
+      await tx.table('heads').bulkAdd((await tx.table('agents').toArray()).map(headOf));
+    });
+}
+
+/** The head of `agent`: what a write of its logs checks. */
+export function headOf({ id, userID, latestVersion }: AgentRecord): HeadRecord {
+  return { agentID: id, userID, latestVersion };
 }
 
 /** Each account's logs and feedback, counted once: every write since keeps the tally exact. */
@@ -106,6 +119,7 @@ export class FuzzboxDatabase extends Dexie {
   logGroups!: EntityTable<LogGroupRecord, 'seq'>;
   feedback!: EntityTable<FeedbackRecord, 'seq'>;
   tallies!: EntityTable<TallyRecord, 'userID'>;
+  heads!: EntityTable<HeadRecord, 'agentID'>;
   autopilot!: EntityTable<AutopilotRecord, 'agentID'>;
 
   constructor(name: string, options: DatabaseOptions = {}) {

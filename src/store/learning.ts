@@ -55,7 +55,7 @@ export function updateAgentFrom(
   parsedRules: unknown[],
   provenance: Provenance = { origin: 'optimised' },
 ): Promise<AgentRecord> {
-  return db.transaction('rw', db.agents, db.versions, db.deletedAgents, async () => {
+  return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, agentID);
     if (current.latestVersion !== basedOn) {
       throw new ApiError(

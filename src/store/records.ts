@@ -142,6 +142,18 @@ export interface FeedbackRecord {
 }
 
 /** How many evaluation logs and feedback an account holds, kept exact by every write (schema version 5). */
+/**
+ * What an evaluation's write checks of its agent: who owns it and its latest version. Kept by
+ * every write of the agent, in the same transaction, so the write of logs locks this small table
+ * and not `agents`, which every request on an agent reads (docs/REST.md, "Cost of a request").
+ * No head: the agent was deleted (or never existed).
+ */
+export interface HeadRecord {
+  agentID: string;
+  userID: string;
+  latestVersion: string;
+}
+
 export interface TallyRecord {
   userID: string;
   evaluations: number;

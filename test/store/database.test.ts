@@ -69,6 +69,12 @@ test('a version-1 database written by an earlier fuzzbox reads back through the 
     expect(log).toMatchObject({ input: { x: 0 }, crisp: { y: 1 }, fuzzified: { x: { low: 1, high: 0 } }, inferred: { y: { small: 1 } } });
     expect(log.centroid.y[0]).toBe(1);
     expect((await get(`evaluation/${reqID}/feedback`)).map((f: { data: unknown }) => f.data)).toEqual([{ score: 2 }]);
+    // the upgrade gave the agent its head (version 8), which the write of a new log checks
+    const evaluated = await service.handle(
+      new Request('http://local/agent/A1', { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: '{"x":0}' }),
+    );
+    expect(evaluated.status).toBe(200);
+    expect(await get(`evaluation/${evaluated.headers.get('X-Evaluation-ID')}`)).toMatchObject({ input: { x: 0 }, crisp: { y: 1 } });
   } finally {
     await service.close();
   }
@@ -122,7 +128,7 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(7);
+    expect(upgraded.verno).toBe(8);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
@@ -217,7 +223,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(7);
+    expect(upgraded.verno).toBe(8);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
