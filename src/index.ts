@@ -36,4 +36,5 @@ export type {
 export { ApiError, type IssueList } from './schema/index.js';
 export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
 export type { ImportRecord, VersionLine } from './store/backup.js';
-export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace } from './store/records.js';
+export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';
+export type { VersionOrigin } from './schema/agent.js';

@@ -10,9 +10,6 @@ import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { pgliteDatabase, postgresDatabase } from './databases.js';
 
-export { pgliteDatabase, postgresDatabase, onPGlite } from './databases.js';
-export { PostgresStore } from '../store/postgres/postgres-store.js';
-export type { SqlDatabase, Queryable } from '../store/postgres/sql.js';
 
 /** Where the service keeps its data: a PostgreSQL URL, else PGlite files in a directory. */
 export interface StoreOptions {
@@ -23,7 +20,7 @@ export interface StoreOptions {
 }
 
 /** Opens (and migrates) the store `options` name. */
-export async function openStore(options: StoreOptions = {}): Promise<FuzzboxStore> {
+async function openStore(options: StoreOptions = {}): Promise<FuzzboxStore> {
   const db = options.database ? postgresDatabase(options.database) : await pgliteDatabase(resolve(options.dataDir ?? 'fuzzbox-data'));
   try {
     return await PostgresStore.open(db);
@@ -70,7 +67,7 @@ function allowedOrigin(cors: CorsOptions | undefined, origin: string | undefined
  * request into a Fetch `Request` and the `Response` back; header names SPEC names are written as
  * it spells them (`X-Evaluation-ID`: clients match it case-sensitively); CORS and the access log wrap it.
  */
-export function createRequestListener(service: Pick<FuzzyService, 'handle'>, options: ListenerOptions = {}) {
+export function createRequestListener(service: Handler, options: ListenerOptions = {}) {
   const fetchListener = getRequestListener((request) => service.handle(request));
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     const started = performance.now();
@@ -127,13 +124,32 @@ export function createRequestListener(service: Pick<FuzzyService, 'handle'>, opt
   };
 }
 
-export interface ServeOptions extends Omit<FuzzyServiceOptions, 'store' | 'dbName' | 'indexedDB' | 'IDBKeyRange'>, StoreOptions, ListenerOptions {
+/** What answers requests: a FuzzyService, or anything with its `handle`. */
+export interface Handler {
+  handle(request: Request): Promise<Response>;
+}
+
+/** An account made by `createAccount`: its key is shown here once. */
+export interface CreatedAccount {
+  userID: string;
+  name: string | null;
+  apiKey: string;
+  createdAt: string;
+}
+
+// Declared here rather than taken from FuzzyServiceOptions: this entry's types must not pull in
+// the browser's (IndexedDB's) through Dexie, so a Node project type-checks without the DOM lib.
+export interface ServeOptions extends StoreOptions, ListenerOptions {
+  /** where the interface lives, e.g. `/api/`; default `/` */
+  basePath?: string;
+  /** whether `POST /account` creates accounts; default true */
+  signup?: boolean;
+  /** evaluation logs kept (docs/REST.md, retention); default all */
+  retention?: { days?: number; perAgent?: number; keepWithFeedback?: boolean };
   /** default 8080; 0 picks a free port */
   port?: number;
   /** default `127.0.0.1`; `0.0.0.0` for every interface */
   host?: string;
-  /** a store to serve instead of the one `database`/`dataDir` name */
-  store?: FuzzboxStore;
 }
 
 export interface FuzzboxServer {
@@ -141,7 +157,10 @@ export interface FuzzboxServer {
   url: string;
   port: number;
   server: Server;
-  service: FuzzyService;
+  /** answers one request as the server does, without HTTP */
+  handle(request: Request): Promise<Response>;
+  /** an account made without `POST /account` (for `signup: false`) */
+  createAccount(name?: string): Promise<CreatedAccount>;
   /**
    * Stops accepting connections, lets requests in flight finish (their writes commit before
    * their answers leave), then closes the store. Idle keep-alive connections are closed at once;
@@ -152,8 +171,14 @@ export interface FuzzboxServer {
 
 /** Opens the store, listens, and resolves once requests are accepted. */
 export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> {
-  const store = options.store ?? (await openStore(options));
-  const service = createFuzzyService({ ...options, store });
+  const store = await openStore(options);
+  const { basePath, signup, retention } = options;
+  const service: FuzzyService = createFuzzyService({
+    store,
+    ...(basePath === undefined ? {} : { basePath }),
+    ...(signup === undefined ? {} : { signup }),
+    ...(retention ? { retention: retention as FuzzyServiceOptions['retention'] } : {}),
+  });
   const server = createServer(createRequestListener(service, options));
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
@@ -161,13 +186,14 @@ export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> 
   });
   const { port, address, family } = server.address() as AddressInfo;
   const host = family === 'IPv6' ? `[${address}]` : address;
-  const basePath = normaliseBasePath(options.basePath ?? '/');
+  const base = normaliseBasePath(basePath ?? '/');
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}${basePath}`,
+    url: `http://${host}:${port}${base}`,
     port,
     server,
-    service,
+    handle: (request) => service.handle(request),
+    createAccount: (name) => service.createAccount(name),
     close(graceMs = 30_000) {
       closing ??= new Promise<void>((resolveClose) => {
         const cut = setTimeout(() => server.closeAllConnections(), graceMs);

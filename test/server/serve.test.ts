@@ -60,7 +60,7 @@ describe('serve() on PGlite files', () => {
   test('CORS is off unless configured; bodies over 1 MiB are refused with 413', async () => {
     const dataDir = tempDir();
     const closed = await serve({ port: 0, dataDir });
-    const open = await serve({ port: 0, store: undefined, dataDir: tempDir(), cors: { origins: ['https://app.example'] }, basePath: '/api/' });
+    const open = await serve({ port: 0, dataDir: tempDir(), cors: { origins: ['https://app.example'] }, basePath: '/api/' });
     try {
       const origin = { Origin: 'https://app.example' };
       const plain = await rawRequest(`${closed.url}version`, 'GET', { headers: origin });
