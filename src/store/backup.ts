@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
-import { putAgent } from './agents.js';
+import { deletedOwners, putAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, groupLogs, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
@@ -169,6 +169,10 @@ export function importRecords(
       const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
       return agent && agent.userID === userID ? agent : undefined;
     };
+    // whose agent `id` is: its record's or tombstone's owner, else (deleted on a full disk) its
+    // versions' owner; the caller's when nothing of it is stored
+    const ownerOf = async (id: string, stored: { userID: string } | undefined) =>
+      stored?.userID ?? (await deletedOwners(db, [id])).get(id)?.userID ?? userID;
     for (const { line, record } of lines) {
       const refuse = (message: string): never => {
         throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
@@ -195,7 +199,7 @@ export function importRecords(
           const { kind: _, retired, ...fields } = record;
           const version: VersionRecord = { ...fields, userID };
           const agent = (await db.agents.get(record.versionOf)) ?? (await db.deletedAgents.get(record.versionOf));
-          if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+          if ((await ownerOf(record.versionOf, agent)) !== userID) refuse(elsewhere('agent', record.versionOf));
           if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
           if (retired || (agent && !('latestVersion' in agent))) {
             await db.retiredVersions.add(version);
@@ -247,6 +251,7 @@ export function importRecords(
             if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
             return 'unchanged';
           }
+          if ((await ownerOf(record.id, undefined)) !== userID) refuse(elsewhere('agent', record.id));
           await db.deletedAgents.add({ id: record.id, userID, deletedAt: record.deletedAt });
           return 'imported';
         }

@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupHeaderSchema, backupRecordSchema, importResultSchema } from '../../src/schema/index.js';
 import { IMPORT_BATCH } from '../../src/api/resources/backup.js';
+import { failWrites, quotaExceeded } from '../support/faults.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
@@ -212,6 +213,33 @@ describe('import', () => {
       expect(await t.snapshot()).toBe(before);
     }
     expect((await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('v2') })).status).toBe(200);
+  });
+
+  test('another account\'s agent deleted on a full disk (versions left, no tombstone) cannot be taken over by an import', async () => {
+    const other = await t.signup('owner');
+    const agent = (await t.call('POST', 'agent', { key: other, body: tippingAgent() })).body;
+    const reqID = (await t.call('POST', `agent/${agent.id}`, { key: other, body: { service: 3 } })).headers.get('X-Evaluation-ID');
+    const restore = failWrites('retiredVersions', quotaExceeded);
+    try {
+      expect((await t.call('DELETE', `agent/${agent.id}`, { key: other })).status).toBe(200);
+    } finally {
+      restore();
+    }
+    const header = (await exportText(t, key)).text.split('\n')[0]!;
+    const at = '2026-01-01T00:00:00.000Z';
+    const before = await t.snapshot();
+    for (const lines of [
+      [{ kind: 'version', id: 'taken-over', versionOf: agent.id, ...tippingAgent('mine'), createdAt: at, seq: 1, retired: false }],
+      [{ kind: 'deletion', id: agent.id, deletedAt: at }],
+    ]) {
+      const { status, body } = await importText(t, key, [header, ...lines.map((line) => JSON.stringify(line))].join('\n'));
+      expect(status).toBe(400);
+      expect(body.message).toMatch(/^line 2: .*belongs to another account/);
+      expect(await t.snapshot()).toBe(before);
+    }
+    const listed = await t.call('GET', `agent/${agent.id}/evaluation`, { key: other });
+    expect(listed.status).toBe(200);
+    expect(listed.body.evaluations.map((entry: { reqID: string }) => entry.reqID)).toEqual([reqID]);
   });
 
   test('an engine-invalid definition in a backup is refused like a POST /agent would be', async () => {
