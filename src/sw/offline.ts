@@ -12,14 +12,16 @@ export type OfflineFile = string | { url: string; revision: string | null; integ
 export interface OfflineFiles {
   /** Fetches every listed file the cache does not hold at its revision; fails if any cannot be fetched. */
   install(event: ExtendableEvent): Promise<unknown>;
-  /** Drops what earlier workers cached and this one no longer lists. */
+  /** Drops what earlier workers cached and this one no longer lists, and the caches of fuzzbox before Workbox. */
   activate(event: ExtendableEvent): Promise<unknown>;
   /** Answers the request from the cache if it is a listed file or page; leaves any other alone. */
   answer(event: FetchEvent): void;
 }
 
+const CACHE_NAME = 'fuzzbox-offline';
+
 export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly OfflineFile[]): OfflineFiles {
-  const controller = new PrecacheController({ cacheName: 'fuzzbox-offline' });
+  const controller = new PrecacheController({ cacheName: CACHE_NAME });
   controller.addToCacheList(files as PrecacheEntry[]);
   // A page is the same page whatever its query (`/?agent=3`); a file's query may mean something.
   const pages = new PrecacheRoute(controller, { ignoreURLParametersMatching: [/./] });
@@ -27,7 +29,12 @@ export function offlineFiles(worker: ServiceWorkerGlobalScope, files: readonly O
 
   return {
     install: (event) => controller.install(event).catch((error: unknown) => Promise.reject(new Error(installFailure(error)))),
-    activate: (event) => controller.activate(event),
+    activate: async (event) => {
+      await controller.activate(event);
+      // fuzzbox before Workbox kept one cache per install, named `fuzzbox-offline-<n>`: nothing reads them now.
+      const earlier = (await worker.caches.keys()).filter((name) => name.startsWith(`${CACHE_NAME}-`));
+      await Promise.all(earlier.map((name) => worker.caches.delete(name)));
+    },
     answer(event) {
       const { request } = event;
       if (request.method !== 'GET') return;

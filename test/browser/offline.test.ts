@@ -123,6 +123,21 @@ describe('offline files', () => {
     await context.close();
   });
 
+  it('drops the per-install caches fuzzbox kept before it used Workbox, keeping other caches', async () => {
+    firstDeploy();
+    const context = await shared.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${shared.server.origin}/`);
+    await page.evaluate(async () => {
+      for (const name of ['fuzzbox-offline-1', 'fuzzbox-offline-2', 'the-apps-own']) await (await caches.open(name)).put('/x', new Response('x'));
+    });
+    await page.close();
+    const controlled = await openControlled(context);
+    // activation (which drops them) may finish just after the worker claims the page
+    await expect.poll(() => controlled.evaluate(async () => (await caches.keys()).sort())).toEqual(['fuzzbox-offline', 'the-apps-own']);
+    await context.close();
+  });
+
   it('keeps the offline copy the active worker serves when an update fails to install', async () => {
     firstDeploy();
     const context = await shared.browser.newContext();
