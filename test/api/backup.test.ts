@@ -291,4 +291,32 @@ describe('import', () => {
     expect(empty.status).toBe(400);
     expect(empty.body.message).toMatch(/empty/);
   });
+
+  test('a refused upload is not read on: the sender is told to stop, whether the header or a later line is at fault', async () => {
+    const encoder = new TextEncoder();
+    const goodHeader = (await exportText(t, key)).text.split('\n')[0]!;
+    for (const first of ['{"not": "a header"}\n', `${goodHeader}\n{"kind": "nothing"}\n`]) {
+      let cancelled = false;
+      // a large upload: the first chunk, then more for as long as anyone reads
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(first));
+        },
+        pull(controller) {
+          controller.enqueue(encoder.encode(' '.repeat(1024)));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const request = new Request(new URL('import', t.baseURL), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/x-ndjson' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect((await t.service.handle(request)).status).toBe(400);
+      expect(cancelled).toBe(true);
+    }
+  });
 });

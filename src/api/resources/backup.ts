@@ -123,9 +123,9 @@ export async function importAccount({ request, service, userID }: Context): Prom
     storedThrough = batch.at(-1)!.line;
     batch = [];
   };
-  readHeader((await lines.next()).value || undefined);
-  result.lines = 1;
   try {
+    readHeader((await lines.next()).value || undefined);
+    result.lines = 1;
     for await (const line of lines) {
       result.lines = line.number;
       if (line.text.trim() === '') continue;
@@ -135,6 +135,9 @@ export async function importAccount({ request, service, userID }: Context): Prom
     if (batch.length > 0) await store();
   } catch (error) {
     throw partly(error, storedThrough);
+  } finally {
+    // a refusal before the end stops the sender (the generator's own finally cancels the body)
+    await lines.return(undefined);
   }
   return json(result);
 }
