@@ -71,6 +71,22 @@ export function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'input
   return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
 }
 
+/** A new agent of `userID` defined by `body`; its first version's id is `latestVersion`. */
+export function newAgentRecord(userID: string, body: AgentBody): AgentRecord {
+  const now = timestamp();
+  return { id: newId(), userID, ...definitionOf(body), createdAt: now, updatedAt: now, latestVersion: newId(), versionCount: 1 };
+}
+
+/**
+ * `current` defined anew (an update, a candidate, a promotion), at `latestVersion`: what the
+ * definition leaves out (`performance`, `operators`) is removed, not kept from before.
+ * Taken after the agent was read in its transaction, so concurrent writes get increasing times.
+ */
+export function redefined(current: AgentRecord, definition: AgentBody, latestVersion: string): AgentRecord {
+  const { performance: _replaced, operators: _replacedToo, ...kept } = current;
+  return { ...kept, ...definitionOf(definition), updatedAt: timestampAfter(current.updatedAt), latestVersion };
+}
+
 export function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number, provenance: Provenance): VersionRecord {
   return {
     id: agent.latestVersion,
@@ -98,16 +114,7 @@ export async function createAgent(
   parsedRules: unknown[],
   provenance: Provenance = { origin: 'created' },
 ): Promise<AgentRecord> {
-  const now = timestamp();
-  const agent: AgentRecord = {
-    id: newId(),
-    userID,
-    ...definitionOf(body),
-    createdAt: now,
-    updatedAt: now,
-    latestVersion: newId(),
-    versionCount: 1,
-  };
+  const agent = newAgentRecord(userID, body);
   await db.transaction('rw', db.agents, db.heads, db.versions, async () => {
     await putAgent(db, agent, { add: true });
     await db.versions.add(snapshot(agent, parsedRules, 0, provenance));
@@ -126,15 +133,7 @@ export function updateAgent(
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
-    // Taken after the read, so concurrent PUTs (serialised by IndexedDB) get increasing times.
-    const { performance: _replaced, operators: _replacedToo, ...kept } = current;
-    const agent: AgentRecord = {
-      ...kept,
-      ...definitionOf(body),
-      updatedAt: timestampAfter(current.updatedAt),
-      latestVersion: newId(),
-      versionCount: current.versionCount + 1,
-    };
+    const agent: AgentRecord = { ...redefined(current, body, newId()), versionCount: current.versionCount + 1 };
     await putAgent(db, agent);
     await db.versions.add(snapshot(agent, parsedRules, current.versionCount, provenance));
     return agent;
@@ -210,9 +209,7 @@ export function addCandidateVersion(
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
     if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
-    const { performance: _replaced, ...kept } = current;
-    const draft: AgentRecord = { ...kept, ...definitionOf(body), updatedAt: timestampAfter(current.updatedAt), latestVersion: newId() };
-    const version = snapshot(draft, parsedRules, current.versionCount, provenance);
+    const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
     await db.versions.add(version);
     await putAgent(db, { ...current, versionCount: current.versionCount + 1 });
     return version;
@@ -226,18 +223,7 @@ export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, 
     if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
     const version = await db.versions.get(versionID);
     if (version?.versionOf !== id) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
-    const { name, inputs, outputs, rules, performance } = version;
-    const { performance: _replaced, ...kept } = current;
-    const agent: AgentRecord = {
-      ...kept,
-      name,
-      inputs,
-      outputs,
-      rules,
-      ...(performance ? { performance } : {}),
-      updatedAt: timestampAfter(current.updatedAt),
-      latestVersion: versionID,
-    };
+    const agent = redefined(current, version, versionID);
     await putAgent(db, agent);
     return agent;
   });

@@ -1,7 +1,7 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { definitionOf, ownAgent, snapshot } from '../agents.js';
-import { newId, timestamp, timestampAfter } from '../ids.js';
+import { newAgentRecord, ownAgent, redefined, snapshot } from '../agents.js';
+import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
@@ -156,16 +156,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'created' }): Promise<AgentRecord> {
-    const now = timestamp();
-    const agent: AgentRecord = {
-      id: newId(),
-      userID,
-      ...definitionOf(body),
-      createdAt: now,
-      updatedAt: now,
-      latestVersion: newId(),
-      versionCount: 1,
-    };
+    const agent = newAgentRecord(userID, body);
     await this.#db.transaction(async (sql) => {
       await sql.query(
         `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count, performance, operators)
@@ -177,8 +168,8 @@ export class PostgresStore implements FuzzboxStore {
           JSON.stringify(agent.inputs),
           JSON.stringify(agent.outputs),
           JSON.stringify(agent.rules),
-          now,
-          now,
+          agent.createdAt,
+          agent.updatedAt,
           agent.latestVersion,
           optional(agent.performance),
         optional(agent.operators),
@@ -190,14 +181,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<AgentRecord> {
-    const { performance: _replaced, operators: _replacedToo, ...kept } = current;
-    const agent: AgentRecord = {
-      ...kept,
-      ...definitionOf(body),
-      updatedAt: timestampAfter(current.updatedAt),
-      latestVersion: newId(),
-      versionCount: current.versionCount + 1,
-    };
+    const agent: AgentRecord = { ...redefined(current, body, newId()), versionCount: current.versionCount + 1 };
     await sql.query(
       `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8,
        performance = $9, operators = $10 WHERE id = $1`,
@@ -254,9 +238,7 @@ export class PostgresStore implements FuzzboxStore {
   addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<VersionRecord> {
     return this.#db.transaction(async (sql) => {
       const current = await this.#lockedAt(sql, userID, id, basedOn);
-      const { performance: _replaced, ...kept } = current;
-      const draft: AgentRecord = { ...kept, ...definitionOf(body), updatedAt: timestampAfter(current.updatedAt), latestVersion: newId() };
-      const version = snapshot(draft, parsedRules, current.versionCount, provenance);
+      const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
       await this.#addVersion(sql, version);
       await sql.query('UPDATE agents SET version_count = $2 WHERE id = $1', [id, current.versionCount + 1]);
       return version;
@@ -268,21 +250,11 @@ export class PostgresStore implements FuzzboxStore {
       const current = await this.#lockedAt(sql, userID, id, basedOn);
       const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND version_of = $2`, [versionID, id]);
       if (!rows[0]) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
-      const { name, inputs, outputs, rules, performance } = present(rows[0]);
-      const { performance: _replaced, ...kept } = current;
-      const agent: AgentRecord = {
-        ...kept,
-        name,
-        inputs,
-        outputs,
-        rules,
-        ...(performance ? { performance } : {}),
-        updatedAt: timestampAfter(current.updatedAt),
-        latestVersion: versionID,
-      };
+      const agent = redefined(current, present(rows[0]), versionID);
+      const { name, inputs, outputs, rules, performance, operators } = agent;
       await sql.query(
-        'UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, performance = $6, updated_at = $7, latest_version = $8 WHERE id = $1',
-        [id, name, JSON.stringify(inputs), JSON.stringify(outputs), JSON.stringify(rules), optional(performance), agent.updatedAt, versionID],
+        'UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, performance = $6, operators = $7, updated_at = $8, latest_version = $9 WHERE id = $1',
+        [id, name, JSON.stringify(inputs), JSON.stringify(outputs), JSON.stringify(rules), optional(performance), optional(operators), agent.updatedAt, versionID],
       );
       return agent;
     });
