@@ -64,12 +64,8 @@ export function metaOf(reqID: string, trace: Trace, createdAt: string): Evaluati
   return { reqID, fuzzified, rules, inferred, clipped, combined, centroid, createdAt };
 }
 
-/**
- * How long a request computes before it lets others run: it holds nothing meanwhile. Short, since
- * another tab's evaluation waits up to a slice at each of its steps (docs/REST.md, "Cost of a
- * request"); a pause costs a batch of 4096 a few milliseconds in all.
- */
-const SLICE_MS = 5;
+/** How long a request computes before it lets others run: it holds nothing meanwhile. */
+const SLICE_MS = 20;
 /** Evaluations redone because a PUT landed meanwhile, before a request gives up (Conflict). */
 const MAX_ATTEMPTS = 3;
 
