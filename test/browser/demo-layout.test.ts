@@ -79,11 +79,18 @@ function api(page: Page, method: string, path: string, body?: unknown): Promise<
   );
 }
 
-async function showAgent(page: Page, agentID: string): Promise<void> {
+/** Shows `agent` and waits until the answer names its own outputs (the panels render one after another). */
+async function showAgent(page: Page, agent: { id: string; outputs: Record<string, unknown> }): Promise<void> {
   await page.reload();
   await waitForAnswer(page);
-  await page.selectOption('#agent-select', agentID);
-  await page.waitForFunction((id) => localStorage.getItem('fuzzbox-demo:/:agent') === id && document.querySelector('#history tr.current') !== null, agentID);
+  await page.selectOption('#agent-select', agent.id);
+  await page.waitForFunction(
+    ({ id, outputs }) =>
+      localStorage.getItem('fuzzbox-demo:/:agent') === id &&
+      document.querySelector('#history tr.current') !== null &&
+      [...document.querySelectorAll<HTMLElement>('.answer .result b')].map((element) => element.innerText).join('\n') === outputs.join('\n'),
+    { id: agent.id, outputs: Object.keys(agent.outputs) },
+  );
 }
 
 /**
@@ -173,7 +180,7 @@ describe('the demo as a person sees it', () => {
 
       const created = await api(page, 'POST', '/agent', longNames);
       expect(created.status).toBe(200);
-      await showAgent(page, (created.body as { id: string }).id);
+      await showAgent(page, created.body as { id: string; outputs: Record<string, unknown> });
       expect(await layoutProblems(page)).toEqual([]);
       expect(await shownNames(page)).toEqual(['distance to the customer in km', 'orders already waiting', 'minutes until delivery']);
       // A long set name is cut on the chart, and whole in its tooltip.
@@ -187,7 +194,7 @@ describe('the demo as a person sees it', () => {
     const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await openDemo(context);
     const created = await api(page, 'POST', '/agent', longNames);
-    await showAgent(page, (created.body as { id: string }).id);
+    await showAgent(page, created.body as { id: string; outputs: Record<string, unknown> });
     const panel = page.locator('#optimise-panel');
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^200 explored evaluations rated by simulated users/);
@@ -233,7 +240,7 @@ describe('the demo as a person sees it', () => {
     const context = await shared.browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await openDemo(context);
     const second = await api(page, 'POST', '/agent', { ...longNames, name: 'second' });
-    await showAgent(page, (second.body as { id: string }).id);
+    await showAgent(page, second.body as { id: string; outputs: Record<string, unknown> });
     // An error in the panel that names this agent, and a status about saving it.
     const panel = page.locator('#optimise-panel');
     await panel.getByRole('button', { name: 'Preview' }).click();
