@@ -1,0 +1,34 @@
+import { chromium } from 'playwright-core';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromiumArgs, chromiumPath, startStaticServer } from '/work/wt/latency/test/browser/harness.js';
+const server = await startStaticServer({ '/': '/tmp/lat-exp' } as any);
+const profile = mkdtempSync(join(tmpdir(), 'lat-q-'));
+const context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), args: chromiumArgs, headless: true });
+const page = await context.newPage();
+await page.goto(`${server.origin}/index.html`);
+await page.evaluate('window.__name = (t) => t');
+const cdp = await context.newCDPSession(page);
+await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin, quotaSize: 3_000_000 });
+const log = (x: unknown) => console.log(JSON.stringify(x));
+log(await page.evaluate(async () => {
+  const w = window as any;
+  w.open = () => new Promise<IDBDatabase>((ok) => { const r = indexedDB.open('q', 1); r.onupgradeneeded = () => r.result.createObjectStore('s', { autoIncrement: true }); r.onsuccess = () => ok(r.result); });
+  w.db = await w.open();
+  w.put = (n: number) => new Promise<string>((ok) => { const t = w.db.transaction('s', 'readwrite'); for (let i = 0; i < n; i++) t.objectStore('s').add({ pad: crypto.randomUUID().repeat(50) }); t.oncomplete = () => ok('ok'); t.onabort = () => ok(String(t.error?.name)); });
+  let r = 'ok', puts = 0;
+  while (r === 'ok' && puts < 2000) { r = await w.put(10); puts++; }
+  const est = await navigator.storage.estimate();
+  return { filledAfter: puts, last: r, usage: est.usage, quota: est.quota };
+}));
+const step = async (label: string, code: string) => log({ label, ...(await page.evaluate(code)) as object });
+await step('delete all but 10%', `(async () => { const w = window; await new Promise((ok) => { const t = w.db.transaction('s','readwrite'); const st = t.objectStore('s'); st.getAllKeys().onsuccess = (e) => { const keys = e.target.result; st.delete(IDBKeyRange.bound(keys[0], keys[Math.floor(keys.length*0.9)])); }; t.oncomplete = ok; }); const e = await navigator.storage.estimate(); return { usage: e.usage, put: await w.put(10) }; })()`);
+await step('after 3 s', `(async () => { await new Promise(r => setTimeout(r, 3000)); const e = await navigator.storage.estimate(); return { usage: e.usage, put: await window.put(10) }; })()`);
+await step('close + reopen', `(async () => { window.db.close(); window.db = await window.open(); const e = await navigator.storage.estimate(); return { usage: e.usage, put: await window.put(10) }; })()`);
+await step('close, 3 s, reopen', `(async () => { window.db.close(); await new Promise(r => setTimeout(r, 3000)); window.db = await window.open(); const e = await navigator.storage.estimate(); return { usage: e.usage, put: await window.put(10) }; })()`);
+console.log(execSync(`find ${profile}/Default/IndexedDB -maxdepth 2 | head -20; du -sh ${profile}/Default/IndexedDB/*`).toString());
+await context.close();
+await server.close();
+rmSync(profile, { recursive: true, force: true });
