@@ -89,7 +89,8 @@ export interface FuzzboxStore {
   /**
    * Stores the logs of one request, computed beforehand on version `versionID` of the caller's
    * agent, if that is still its latest version; false, writing nothing, when a PUT made a newer one
-   * meanwhile (the caller evaluates again). Only reads and writes: no computation ever runs while
+   * meanwhile (the caller evaluates again) or, in IndexedDB, the agent was deleted (the caller's
+   * next read answers 410/404; other stores may throw Gone at once). Only reads and writes: no computation ever runs while
    * the transaction is open (docs/REST.md, "Cost of a request").
    */
   addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]): Promise<boolean>;
