@@ -15,24 +15,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join, relative } from 'node:path';
-import { build } from 'vite';
-import { chromiumArgs, chromiumPath, requireBuild, root, startStaticServer } from '../test/browser/harness.js';
+import { bundleForPage, chromiumArgs, chromiumPath, requireBuild, root, startStaticServer } from '../test/browser/harness.js';
 
 requireBuild('dist/fuzzbox-sw.js', 'dist/client.js');
 
 // The whole service as one ES module for the page, dependencies included.
-const bundleDir = mkdtempSync(join(tmpdir(), 'fuzzbox-bench-'));
-await build({
-  configFile: false,
-  logLevel: 'silent',
-  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-  build: {
-    outDir: bundleDir,
-    emptyOutDir: true,
-    target: 'es2022',
-    lib: { entry: join(root, 'src/index.ts'), formats: ['es'], fileName: () => 'fuzzbox.js' },
-  },
-});
+const bundleDir = await bundleForPage('src/index.ts', 'fuzzbox.js');
 
 /** `another-tab`: only part 4, the other client under load. */
 const only = process.argv[2];

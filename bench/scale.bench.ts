@@ -9,8 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { build } from 'vite';
-import { chromiumArgs, chromiumPath, root, startStaticServer } from '../test/browser/harness.js';
+import { bundleForPage, chromiumArgs, chromiumPath, root, startStaticServer } from '../test/browser/harness.js';
 import { measureAtScale, scaleTable, type ScaleRow } from './scale.js';
 
 /** The figures mean little on a busy machine: every table says how busy it was. */
@@ -28,18 +27,7 @@ if (nodeSizes.length > 0) {
 }
 
 // The measurement as one ES module for the page, dependencies included.
-const bundleDir = mkdtempSync(join(tmpdir(), 'fuzzbox-scale-'));
-await build({
-  configFile: false,
-  logLevel: 'silent',
-  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-  build: {
-    outDir: bundleDir,
-    emptyOutDir: true,
-    target: 'es2022',
-    lib: { entry: join(root, 'bench/scale.ts'), formats: ['es'], fileName: () => 'scale.js' },
-  },
-});
+const bundleDir = await bundleForPage('bench/scale.ts', 'scale.js');
 writeFileSync(
   join(bundleDir, 'scale.html'),
   `<!doctype html><meta charset="utf-8">

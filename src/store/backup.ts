@@ -153,6 +153,26 @@ export const elsewhere = (what: string, id: string) =>
  * as unchanged, so importing the same records twice changes nothing; one that contradicts what
  * is stored, or names another account's id, is refused.
  */
+/**
+ * Runs `importOne` on each line in order, counting what it imported and what was already stored;
+ * `refuse` throws the ValidationError that names the line. Both stores import through this.
+ */
+export async function importEach(
+  lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+  importOne: (record: ImportRecord, refuse: (message: string) => never) => Promise<'imported' | 'unchanged'>,
+): Promise<{ imported: number; unchanged: number }> {
+  let imported = 0;
+  let unchanged = 0;
+  for (const { line, record } of lines) {
+    const refuse = (message: string): never => {
+      throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
+    };
+    if ((await importOne(record, refuse)) === 'imported') imported++;
+    else unchanged++;
+  }
+  return { imported, unchanged };
+}
+
 export function importRecords(
   db: FuzzboxDatabase,
   userID: string,
@@ -161,8 +181,6 @@ export function importRecords(
   const tables = [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
   return db.transaction('rw', tables, async () => {
     let feedbackAdded = 0;
-    let imported = 0;
-    let unchanged = 0;
     // logs are written together at the end, in groups; feedback later in the batch may name them
     const newLogs = new Map<string, EvaluationRecord>();
     const ownAgent = async (id: string) => {
@@ -173,17 +191,10 @@ export function importRecords(
     // versions' owner; the caller's when nothing of it is stored
     const ownerOf = async (id: string, stored: { userID: string } | undefined) =>
       stored?.userID ?? (await deletedOwners(db, [id])).get(id)?.userID ?? userID;
-    for (const { line, record } of lines) {
-      const refuse = (message: string): never => {
-        throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
-      };
-      const outcome = await importOne(record, refuse);
-      if (outcome === 'imported') imported++;
-      else unchanged++;
-    }
+    const outcomes = await importEach(lines, importOne);
     if (newLogs.size > 0) await db.logGroups.bulkAdd(groupLogs([...newLogs.values()]));
     await applyTallies(db, count(new Map(), userID, newLogs.size, feedbackAdded));
-    return { imported, unchanged };
+    return outcomes;
 
     async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
       switch (record.kind) {

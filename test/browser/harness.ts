@@ -1,10 +1,11 @@
 // What every browser test and the browser benchmark share: Debian's Chromium driven by
 // playwright-core, and a tiny static server on 127.0.0.1 (a secure context, so service workers run).
 import { createServer } from 'node:http';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const root = resolve(import.meta.dirname, '../..');
 
@@ -125,4 +126,41 @@ export function startFixtureServer(): Promise<StaticServer> {
     '/dist/': 'dist',
     '/vendor/workbox-window.mjs': 'node_modules/workbox-window/build/workbox-window.prod.mjs',
   });
+}
+
+/**
+ * Bundles `entry` (a path from the repository's root), dependencies included, as one ES module
+ * `fileName` in a new temporary folder a page can load; returns the folder.
+ */
+export async function bundleForPage(entry: string, fileName: string): Promise<string> {
+  const { build } = await import('vite');
+  const outDir = mkdtempSync(join(tmpdir(), 'fuzzbox-page-'));
+  await build({
+    configFile: false,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    build: { outDir, emptyOutDir: true, target: 'es2022', lib: { entry: join(root, entry), formats: ['es'], fileName: () => fileName } },
+  });
+  return outDir;
+}
+
+/** What `callFromPage` gives back: the status, the `X-Evaluation-ID` header, the parsed body. */
+export interface PageReply {
+  status: number;
+  evaluationID: string | null;
+  body: any;
+}
+
+/** One plain fetch() from the page, as any app would send it, answered by whatever serves the page. */
+export function callFromPage(page: Page, method: string, path: string, body?: unknown, apiKey?: string): Promise<PageReply> {
+  return page.evaluate(
+    async ({ method, path, body, apiKey }) => {
+      const headers: Record<string, string> = {};
+      if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, evaluationID: response.headers.get('X-Evaluation-ID'), body: await response.json() };
+    },
+    { method, path, body, apiKey },
+  );
 }

@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { fanAgent } from './fan-agent.js';
-import { chromiumArgs, chromiumPath, startFixtureServer, type StaticServer } from './harness.js';
+import { callFromPage, chromiumArgs, chromiumPath, startFixtureServer, type PageReply, type StaticServer } from './harness.js';
 
 let server: StaticServer;
 let context: BrowserContext;
@@ -23,24 +23,9 @@ afterAll(async () => {
   rmSync(profile, { recursive: true, force: true });
 });
 
-interface Reply {
-  status: number;
-  ids: string[];
-  body: any;
-}
-
-function call(page: Page, method: string, path: string, body?: unknown, apiKey?: string): Promise<Reply> {
-  return page.evaluate(
-    async ({ method, path, body, apiKey }) => {
-      const headers: Record<string, string> = {};
-      if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: response.status, ids: (response.headers.get('X-Evaluation-ID') ?? '').split(',').filter(Boolean), body: await response.json() };
-    },
-    { method, path, body, apiKey },
-  );
-}
+const call = callFromPage;
+/** The ids of a request's evaluations, in order (a batch's are comma-separated). */
+const idsOf = (reply: PageReply) => (reply.evaluationID ?? '').split(',').filter(Boolean);
 
 
 test('fill the quota to 507; on the full disk an agent is deleted and evaluation logs are erased through the API', { timeout: 240_000 }, async () => {
@@ -61,15 +46,15 @@ test('fill the quota to 507; on the full disk an agent is deleted and evaluation
   // fill, as an app would: batches of 64 and single evaluations, until one is refused
   const singles: string[] = [];
   const batches: string[] = [];
-  let refused: Reply | undefined;
+  let refused: PageReply | undefined;
   for (let round = 0; round < 2_000 && !refused; round++) {
     const batch = await call(page, 'POST', `/agent/${kept}`, Array.from({ length: 64 }, (_, i) => ({ temperature: (i + round) % 30 })), key);
     if (batch.status !== 200) refused = batch;
-    batches.push(...batch.ids);
+    batches.push(...idsOf(batch));
     for (let i = 0; i < 16 && !refused; i++) {
       const single = await call(page, 'POST', `/agent/${kept}`, { temperature: (round + i / 16) % 30 }, key);
       if (single.status !== 200) refused = single;
-      singles.push(...single.ids);
+      singles.push(...idsOf(single));
     }
   }
   expect(refused?.status).toBe(507);

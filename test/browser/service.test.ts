@@ -4,30 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useChromium } from './chromium.js';
 import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
-import { startFixtureServer } from './harness.js';
+import { callFromPage, startFixtureServer } from './harness.js';
 
 const shared = useChromium(startFixtureServer);
 
 
-interface Reply {
-  status: number;
-  evaluationID: string | null;
-  body: any;
-}
-
-/** One plain fetch() from the page, as any app would send it. */
-function call(page: Page, method: string, path: string, body?: unknown, apiKey?: string): Promise<Reply> {
-  return page.evaluate(
-    async ({ method, path, body, apiKey }) => {
-      const headers: Record<string, string> = {};
-      if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      return { status: response.status, evaluationID: response.headers.get('X-Evaluation-ID'), body: await response.json() };
-    },
-    { method, path, body, apiKey },
-  );
-}
+const call = callFromPage;
 
 async function openControlled(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();

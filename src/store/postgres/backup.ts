@@ -1,8 +1,7 @@
 // Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
-import { ApiError } from '../../schema/errors.js';
-import { agentLine, canonical, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
+import { agentLine, importEach, canonical, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
@@ -92,8 +91,6 @@ export async function importRecords(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
 ): Promise<{ imported: number; unchanged: number }> {
-  let imported = 0;
-  let unchanged = 0;
   // A backup is mostly logs and feedback naming a few agents and versions: those are read once
   // (and remembered as written), the logs and feedback already stored are read in one query each,
   // and the new ones written in one statement each at the end, as the IndexedDB store does.
@@ -127,14 +124,7 @@ export async function importRecords(
   const newLogs: EvaluationRecord[] = [];
   const newFeedback: FeedbackRecord[] = [];
 
-  for (const { line, record } of lines) {
-    const refuse = (message: string): never => {
-      throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
-    };
-    const outcome = await importOne(record, refuse);
-    if (outcome === 'imported') imported++;
-    else unchanged++;
-  }
+  const outcomes = await importEach(lines, importOne);
   if (newLogs.length > 0) {
     await sql.query(
       `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace)
@@ -152,7 +142,7 @@ export async function importRecords(
       [JSON.stringify(newFeedback)],
     );
   }
-  return { imported, unchanged };
+  return outcomes;
 
   async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
     switch (record.kind) {
