@@ -10,6 +10,7 @@ const conformance = [
   'test/store/atomicity.test.ts',
   'test/store/postgres.test.ts',
   'test/learn/service.test.ts',
+  'test/learn/autopilot.test.ts',
 ];
 
 export default defineConfig({

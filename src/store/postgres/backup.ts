@@ -3,7 +3,7 @@
 import type { BackupRecord } from '../../schema/backup.js';
 import { agentLine, importEach, canonical, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
-import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
+import { AGENT, insertAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
 
 /** Rows read per query while exporting: memory stays flat, and no read holds the database long. */
@@ -80,7 +80,6 @@ async function one<T>(sql: Queryable, text: string, params: unknown[]): Promise<
   return row && present(row as T & object);
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /**
  * Stores backup records in the caller's account within the transaction `sql`: all or, when one
@@ -199,13 +198,8 @@ export async function importRecords(
         }
         const past = await one<{ id: string; seq: number }>(sql, 'SELECT id, seq FROM versions WHERE version_of = $1 AND seq >= $2 ORDER BY seq LIMIT 1', [record.id, record.versionCount]);
         if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
-        await sql.query(
-          `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, performance, operators, created_at, updated_at, latest_version, version_count)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-          [record.id, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules), json(record.performance), json(record.operators),
-            record.createdAt, record.updatedAt, record.latestVersion, record.versionCount],
-        );
         const { kind: _, ...fields } = record;
+        await insertAgentRow(sql, { ...fields, userID });
         agentRow.set(record.id, { ...fields, userID });
         return 'imported';
       }

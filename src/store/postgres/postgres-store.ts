@@ -10,7 +10,7 @@ import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
 import type { ImportRecord } from '../backup.js';
 import { exportRecords, importRecords } from './backup.js';
-import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
+import { AGENT, EVALUATION, FEEDBACK, insertAgentRow, present, updateAgentRow, VERSION } from './columns.js';
 import { migrate } from './migrate.js';
 import type { Queryable, SqlDatabase } from './sql.js';
 
@@ -158,23 +158,7 @@ export class PostgresStore implements FuzzboxStore {
   async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'created' }): Promise<AgentRecord> {
     const agent = newAgentRecord(userID, body);
     await this.#db.transaction(async (sql) => {
-      await sql.query(
-        `INSERT INTO agents (id, user_id, name, inputs, outputs, rules, created_at, updated_at, latest_version, version_count, performance, operators)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11)`,
-        [
-          agent.id,
-          userID,
-          agent.name,
-          JSON.stringify(agent.inputs),
-          JSON.stringify(agent.outputs),
-          JSON.stringify(agent.rules),
-          agent.createdAt,
-          agent.updatedAt,
-          agent.latestVersion,
-          optional(agent.performance),
-        optional(agent.operators),
-        ],
-      );
+      await insertAgentRow(sql, agent);
       await this.#addVersion(sql, snapshot(agent, parsedRules, 0, provenance));
     });
     return agent;
@@ -182,22 +166,7 @@ export class PostgresStore implements FuzzboxStore {
 
   async #update(sql: Queryable, current: AgentRecord, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<AgentRecord> {
     const agent: AgentRecord = { ...redefined(current, body, newId()), versionCount: current.versionCount + 1 };
-    await sql.query(
-      `UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, updated_at = $6, latest_version = $7, version_count = $8,
-       performance = $9, operators = $10 WHERE id = $1`,
-      [
-        agent.id,
-        agent.name,
-        JSON.stringify(agent.inputs),
-        JSON.stringify(agent.outputs),
-        JSON.stringify(agent.rules),
-        agent.updatedAt,
-        agent.latestVersion,
-        agent.versionCount,
-        optional(agent.performance),
-        optional(agent.operators),
-      ],
-    );
+    await updateAgentRow(sql, agent);
     await this.#addVersion(sql, snapshot(agent, parsedRules, current.versionCount, provenance));
     return agent;
   }
@@ -251,11 +220,7 @@ export class PostgresStore implements FuzzboxStore {
       const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND version_of = $2`, [versionID, id]);
       if (!rows[0]) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
       const agent = redefined(current, present(rows[0]), versionID);
-      const { name, inputs, outputs, rules, performance, operators } = agent;
-      await sql.query(
-        'UPDATE agents SET name = $2, inputs = $3, outputs = $4, rules = $5, performance = $6, operators = $7, updated_at = $8, latest_version = $9 WHERE id = $1',
-        [id, name, JSON.stringify(inputs), JSON.stringify(outputs), JSON.stringify(rules), optional(performance), optional(operators), agent.updatedAt, versionID],
-      );
+      await updateAgentRow(sql, agent);
       return agent;
     });
   }
