@@ -5,6 +5,10 @@ export {
   type FuzzyServiceOptions,
   type OptimizeProgress,
   type StorageManagerLike,
+  type SyncControl,
+  type SyncEvent,
+  type SyncOptions,
+  type FetchLike,
 } from './api/index.js';
 export * from './engine/index.js';
 export type {
@@ -32,6 +36,8 @@ export type {
   BackupRecord,
   ImportResult,
   RetentionPolicy,
+  SyncStatus,
+  PullHeader,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
 export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';

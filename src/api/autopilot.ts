@@ -90,8 +90,15 @@ export class Autopilot {
   /** the last error of a background step, for tests and the demo; the step is retried on a later nudge */
   lastError: unknown;
 
-  constructor(store: FuzzboxStore) {
+  readonly #learnsElsewhere: (userID: string) => Promise<boolean>;
+
+  /**
+   * `learnsElsewhere`: whether an account's learning runs on its sync server (docs/SYNC.md,
+   * "Learning"): then this replica neither proposes nor decides, it only explores and logs.
+   */
+  constructor(store: FuzzboxStore, learnsElsewhere: (userID: string) => Promise<boolean> = async () => false) {
     this.#store = store;
+    this.#learnsElsewhere = learnsElsewhere;
   }
 
   /** The agent's state, cached: every evaluation reads it, and only this class writes it. */
@@ -143,6 +150,7 @@ export class Autopilot {
 
   /** One round of background work on the agent. */
   async step(userID: string, agentID: string): Promise<void> {
+    if (await this.#learnsElsewhere(userID)) return;
     const agent = await this.#store.readAgent(userID, agentID);
     const state = (await this.state(userID, agentID)) ?? initialState(agent);
     if (!isOn(agent, state)) return;

@@ -1,5 +1,6 @@
 import type { FuzzboxStore } from '../store/store.js';
 import type { Autopilot } from './autopilot.js';
+import type { Replicator } from './replicator.js';
 import type { CompiledAgents } from './compiled-agents.js';
 import type { StorageManagerLike } from './resources/storage.js';
 import type { OptimizeProgress } from './service.js';
@@ -18,6 +19,8 @@ export interface ServiceState {
   onOptimizeProgress: ((progress: OptimizeProgress) => void) | undefined;
   /** learning on autopilot: its state per agent and its background work */
   autopilot: Autopilot;
+  /** sync with a server (docs/SYNC.md), when the service was given `sync` */
+  replicator: Replicator | undefined;
   /** the platform's storage manager for GET /storage; none in Node */
   storageManager: StorageManagerLike | undefined;
 }

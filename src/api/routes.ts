@@ -10,6 +10,7 @@ import { listFeedback, postFeedback } from './resources/feedback.js';
 import { optimizeAgent } from './resources/optimize.js';
 import { readStorage } from './resources/storage.js';
 import { exportAccount, importAccount } from './resources/backup.js';
+import { pullChanges, pushChanges, readSyncStatus } from './resources/sync.js';
 import { readAutopilot, readPerformance, rollbackAgent, switchAutopilot } from './resources/autopilot.js';
 
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
@@ -37,4 +38,7 @@ export const routes: Route[] = [
   { method: 'GET', path: '/storage', handler: readStorage },
   { method: 'GET', path: '/export', handler: exportAccount },
   { method: 'POST', path: '/import', handler: importAccount, body: 'stream' },
+  { method: 'GET', path: '/sync/pull', handler: pullChanges },
+  { method: 'POST', path: '/sync/push', handler: pushChanges, body: 'stream' },
+  { method: 'GET', path: '/sync/status', handler: readSyncStatus },
 ];

@@ -7,6 +7,9 @@ import { authenticate } from './auth.js';
 import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
 import { Autopilot } from './autopilot.js';
+import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from './replicator.js';
+import type { SyncStatus } from '../schema/sync.js';
+import type { SyncReplica } from '../store/replica.js';
 import { CompiledAgents } from './compiled-agents.js';
 import type { ServiceState } from './context.js';
 import { errorResponse } from './http.js';
@@ -43,6 +46,13 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
    * default all. Applied in the background at most once an hour (docs/REST.md, "Retention").
    */
   retention?: RetentionPolicy;
+  /**
+   * Keep this service's data in step with a fuzzbox server (docs/SYNC.md): `{url, apiKey}`, and
+   * optionally `fetch`, `interval`, `batchSize`. Needs the IndexedDB store.
+   */
+  sync?: SyncOptions;
+  /** Called after each sync round with the status and the versions that arrived, e.g. to show a badge. */
+  onSync?: (event: SyncEvent) => void;
 }
 
 /** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
@@ -67,14 +77,26 @@ export interface FuzzyService {
   applyRetention(): Promise<number>;
   /** Resolves once autopilot's background work (docs/LEARNING.md) has nothing queued or running. */
   idle(): Promise<void>;
+  /** Sync with the server given as `sync`; undefined without it. */
+  sync: SyncControl | undefined;
   /** Closes the store; requests after this fail with a 500. */
   close(): Promise<void>;
 }
 
+/** What an app can do with a service's sync. */
+export interface SyncControl {
+  /** Runs a round now (after the one under way) and resolves to the status after it; call it when the app goes online. */
+  now(): Promise<SyncStatus>;
+  /** When it last synced, how many records wait, the last error. */
+  status(): Promise<SyncStatus>;
+}
+
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
   const store = options.store ?? new DexieStore(options.dbName ?? 'fuzzbox', options);
+  const replicator = options.sync && new Replicator(replicaOf(store), { ...options.sync, fetch: options.sync.fetch ?? platformFetch() }, options.onSync);
   const service: ServiceState = {
     store,
     compiledAgents: new CompiledAgents(),
@@ -84,7 +106,8 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     random: options.random ?? Math.random,
     onOptimizeProgress: options.onOptimizeProgress,
     storageManager: options.storageManager,
-    autopilot: new Autopilot(store),
+    autopilot: new Autopilot(store, async (userID) => replicator !== undefined && (await replicator.userID()) === userID),
+    replicator,
   };
   const match = createRouter(routes);
   const retention = options.retention && new RetentionSweeper(store, checkRetention(options.retention));
@@ -104,6 +127,8 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
       });
     }
     const route: Route = found.route;
+    // the synced account exists locally from the first request on, online or not
+    if (replicator && route.access !== 'public') await replicator.userID();
     const userID = route.access === 'public' ? '' : await authenticate(service, request, url);
     try {
       // GET and DELETE ignore any body: one known client sends `[]` with them.
@@ -134,19 +159,35 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
   return {
     async handle(request) {
       retention?.poke();
+      replicator?.afterRequest();
       try {
-        return await dispatch(request);
+        const response = await dispatch(request);
+        if (replicator && response.ok && WRITE_METHODS.has(request.method.toUpperCase())) replicator.afterWrite();
+        return response;
       } catch (error) {
         return errorResponse(error);
       }
     },
+    sync: replicator && { now: () => replicator.syncNow(), status: () => replicator.status() },
     createAccount: (name) => openAccount(store, name ?? null),
     applyRetention: async () => (retention ? retention.sweep() : 0),
     idle: () => service.autopilot.idle(),
     async close() {
+      await replicator?.close();
       await retention?.idle();
       await service.autopilot.idle();
       await store.close();
     },
   };
+}
+
+/** A replica keeps its checkpoints beside its records: only the IndexedDB store does. */
+function replicaOf(store: FuzzboxStore): FuzzboxStore & SyncReplica {
+  if (!(store instanceof DexieStore)) throw new TypeError('sync needs the IndexedDB store: leave `store` out (a server is what replicas sync with)');
+  return store;
+}
+
+/** The platform's fetch, the default way to reach a sync server (the service itself never calls it otherwise). */
+function platformFetch(): FetchLike {
+  return (input, init) => globalThis.fetch(input, init);
 }

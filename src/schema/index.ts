@@ -8,3 +8,4 @@ export * from './storage.js';
 export * from './backup.js';
 export * from './retention.js';
 export * from './evaluation-list.js';
+export * from './sync.js';

@@ -140,7 +140,7 @@ export function updateAgent(
   });
 }
 
-function versionsOf(db: FuzzboxDatabase, agentID: string) {
+export function versionsOf(db: FuzzboxDatabase, agentID: string) {
   return db.versions.where('[versionOf+seq]').between([agentID, Dexie.minKey], [agentID, Dexie.maxKey]);
 }
 

@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
-import { deletedOwners, putAgent } from './agents.js';
+import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, groupLogs, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
@@ -114,10 +114,30 @@ export function canonical(value: unknown): string {
   );
 }
 
-export const same = (stored: BackupRecord, record: ImportRecord) => {
+const withoutParsedRules = (record: ImportRecord | VersionLine) => {
   const { parsed_rules: _, ...line } = record as ImportRecord & { parsed_rules?: unknown };
-  return canonical(stored) === canonical(line);
+  return line;
 };
+
+export const same = (stored: BackupRecord, record: ImportRecord) => canonical(stored) === canonical(withoutParsedRules(record));
+
+/**
+ * How records from elsewhere are stored. `restore` (POST /import): a backup of this account,
+ * which must agree with what is stored. `merge` (sync, docs/SYNC.md): records of another replica
+ * of the account, merged by sync's rules: versions are numbered here in the order they arrive,
+ * the agent whose latest version was set last wins, a deletion wins over everything.
+ */
+export type ImportMode = 'restore' | 'merge';
+
+/** A version from another replica is the stored one if all but its number here and retirement agree. */
+export const sameVersion = (stored: VersionRecord, record: VersionLine) => canonical({ ...versionLine(stored, record.retired), seq: record.seq }) === canonical(withoutParsedRules(record));
+
+/**
+ * Sync's rule for an agent two replicas changed (docs/SYNC.md, "Conflicts"): the state whose
+ * latest version was set last (`updatedAt`, then the version id) wins, everywhere alike.
+ */
+export const supersedes = (incoming: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>, stored: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>) =>
+  incoming.updatedAt > stored.updatedAt || (incoming.updatedAt === stored.updatedAt && incoming.latestVersion > stored.latestVersion);
 
 export const definitionOf = ({ name, inputs, outputs, rules, performance, operators }: Omit<VersionRecord, 'parsed_rules'> | ImportRecord & { kind: 'agent' }) =>
   ({ name, inputs, outputs, rules, performance, operators });
@@ -173,13 +193,30 @@ export async function importEach(
   return { imported, unchanged };
 }
 
+/** What an import or a merge writes: its transaction's scope. */
+export const importTables = (db: FuzzboxDatabase) => [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
+
 export function importRecords(
   db: FuzzboxDatabase,
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
 ): Promise<{ imported: number; unchanged: number }> {
-  const tables = [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
-  return db.transaction('rw', tables, async () => {
+  // an async scope: Dexie follows native awaits (in importLines too) only from one
+  return db.transaction('rw', importTables(db), async () => importLines(db, userID, lines, 'restore'));
+}
+
+/**
+ * Stores `lines` by `mode`'s rules; call inside a read-write transaction over `importTables`.
+ * Logs and feedback merged from another replica are marked `merged`: sync never sends them back.
+ */
+export async function importLines(
+  db: FuzzboxDatabase,
+  userID: string,
+  lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+  mode: ImportMode,
+): Promise<{ imported: number; unchanged: number }> {
+  const merging = mode === 'merge';
+  {
     let feedbackAdded = 0;
     // logs are written together at the end, in groups; feedback later in the batch may name them
     const newLogs = new Map<string, EvaluationRecord>();
@@ -192,9 +229,34 @@ export function importRecords(
     const ownerOf = async (id: string, stored: { userID: string } | undefined) =>
       stored?.userID ?? (await deletedOwners(db, [id])).get(id)?.userID ?? userID;
     const outcomes = await importEach(lines, importOne);
-    if (newLogs.size > 0) await db.logGroups.bulkAdd(groupLogs([...newLogs.values()]));
+    if (newLogs.size > 0) {
+      const groups = groupLogs([...newLogs.values()]);
+      await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups);
+    }
     await applyTallies(db, count(new Map(), userID, newLogs.size, feedbackAdded));
     return outcomes;
+
+    /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
+    async function mergeAgent(record: ImportRecord & { kind: 'agent' }, stored: AgentRecord | undefined, refuse: (message: string) => never) {
+      if (stored && stored.userID !== userID) refuse(elsewhere('agent', record.id));
+      if (stored && !supersedes(record, stored)) return 'unchanged' as const;
+      const tombstone = stored ? undefined : await db.deletedAgents.get(record.id);
+      if (tombstone) {
+        if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
+        return 'unchanged' as const; // a deletion wins
+      }
+      const latest = await db.versions.get(record.latestVersion);
+      if (latest?.versionOf !== record.id || latest.userID !== userID) {
+        refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
+      }
+      if (canonical(definitionOf(latest)) !== canonical(definitionOf(record))) {
+        refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
+      }
+      const { kind: _, versionCount: _theirs, ...fields } = record;
+      const versionCount = stored ? stored.versionCount : ((await versionsOf(db, record.id).last())?.seq ?? -1) + 1;
+      await putAgent(db, { ...fields, userID, versionCount }, { add: !stored });
+      return 'imported' as const;
+    }
 
     async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
       switch (record.kind) {
@@ -204,13 +266,25 @@ export function importRecords(
           if (stored) {
             if (stored.userID !== userID) refuse(elsewhere('version', record.id));
             // a version stored retired whose agent the file still has live was deleted since: keep that
-            if (same({ ...versionLine(stored, !live), retired: record.retired }, record)) return 'unchanged';
+            if (merging ? sameVersion(stored, record) : same({ ...versionLine(stored, !live), retired: record.retired }, record)) return 'unchanged';
             refuse(`version "${record.id}" differs from the stored version with that id`);
           }
           const { kind: _, retired, ...fields } = record;
           const version: VersionRecord = { ...fields, userID };
           const agent = (await db.agents.get(record.versionOf)) ?? (await db.deletedAgents.get(record.versionOf));
           if ((await ownerOf(record.versionOf, agent)) !== userID) refuse(elsewhere('agent', record.versionOf));
+          if (merging) {
+            // numbered here in the order versions arrive: each replica numbers its own
+            const live = agent && 'latestVersion' in agent ? agent : undefined;
+            if (!live && (agent || retired)) {
+              await db.retiredVersions.add(version);
+            } else {
+              const seq = live ? live.versionCount : ((await versionsOf(db, record.versionOf).last())?.seq ?? -1) + 1;
+              await db.versions.add({ ...version, seq });
+              if (live) await putAgent(db, { ...live, versionCount: seq + 1 });
+            }
+            return 'imported';
+          }
           if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
           if (retired || (agent && !('latestVersion' in agent))) {
             await db.retiredVersions.add(version);
@@ -224,6 +298,7 @@ export function importRecords(
         }
         case 'agent': {
           const stored = await db.agents.get(record.id);
+          if (merging) return mergeAgent(record, stored, refuse);
           if (stored) {
             if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
             if (same(agentLine(stored), record)) return 'unchanged';
@@ -255,14 +330,24 @@ export function importRecords(
           const live = await db.agents.get(record.id);
           if (live) {
             if (live.userID !== userID) refuse(elsewhere('agent', record.id));
-            refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+            if (!merging) refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+            await db.agents.delete(record.id);
+            await db.heads.delete(record.id);
           }
           const stored = await db.deletedAgents.get(record.id);
           if (stored) {
             if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-            return 'unchanged';
+            // two replicas deleted it: the earlier deletion stands everywhere
+            if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
+            await db.deletedAgents.put({ ...stored, deletedAt: record.deletedAt });
+            return 'imported';
           }
-          if ((await ownerOf(record.id, undefined)) !== userID) refuse(elsewhere('agent', record.id));
+          if ((await ownerOf(record.id, live)) !== userID) refuse(elsewhere('agent', record.id));
+          if (merging) {
+            const versions = await versionsOf(db, record.id).toArray();
+            await db.retiredVersions.bulkAdd(versions);
+            await db.versions.bulkDelete(versions.map((version) => version.id));
+          }
           await db.deletedAgents.add({ id: record.id, userID, deletedAt: record.deletedAt });
           return 'imported';
         }
@@ -274,7 +359,9 @@ export function importRecords(
             if (same(evaluationLine(stored), record)) return 'unchanged';
             refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
           }
-          if (!(await ownAgent(record.agentID))) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
+          // a change feed sends an agent where it last changed, after logs of its earlier versions
+          const agentLater = merging && !record.trace && !(await db.agents.get(record.agentID)) && !(await db.deletedAgents.get(record.agentID));
+          if (!agentLater && !(await ownAgent(record.agentID))) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
           if (!record.trace) {
             const version = (await db.versions.get(record.versionID)) ?? (await db.retiredVersions.get(record.versionID));
             if (version?.userID !== userID || version.versionOf !== record.agentID) {
@@ -297,11 +384,11 @@ export function importRecords(
           const known = newLogs.has(record.evaluationLog) || (await findGroup(db, userID, record.evaluationLog)) !== undefined;
           if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
           const { kind: _, ...fields } = record;
-          await db.feedback.add({ ...fields, userID });
+          await db.feedback.add({ ...fields, userID, ...(merging ? { merged: true as const } : {}) });
           feedbackAdded++;
           return 'imported';
         }
       }
     }
-  });
+  }
 }

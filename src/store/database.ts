@@ -9,6 +9,7 @@ import type {
   FeedbackRecord,
   HeadRecord,
   LogGroupRecord,
+  SyncStateRecord,
   TallyRecord,
   VersionRecord,
 } from './records.js';
@@ -83,6 +84,8 @@ function declareVersions(db: Dexie): void {
     .upgrade(async (tx) => {
       await tx.table('heads').bulkAdd((await tx.table('agents').toArray()).map(headOf));
     });
+  // Sync (docs/SYNC.md): each replica's checkpoints, written with the records they cover.
+  db.version(9).stores({ syncStates: 'key' });
 }
 
 /** The head of `agent`: what a write of its logs checks. */
@@ -121,6 +124,7 @@ export class FuzzboxDatabase extends Dexie {
   tallies!: EntityTable<TallyRecord, 'userID'>;
   heads!: EntityTable<HeadRecord, 'agentID'>;
   autopilot!: EntityTable<AutopilotRecord, 'agentID'>;
+  syncStates!: EntityTable<SyncStateRecord, 'key'>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {

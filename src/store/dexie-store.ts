@@ -1,6 +1,8 @@
 import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
-import { exportRecords, importRecords, type ImportRecord } from './backup.js';
+import { exportRecords, importLines, importRecords, importTables, type ImportRecord } from './backup.js';
+import { ApiError } from '../schema/errors.js';
+import * as replica from './replica.js';
 import { countRecords } from './counts.js';
 import { applyRetention } from './retention.js';
 import type { RetentionPolicy } from '../schema/retention.js';
@@ -11,11 +13,11 @@ import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
 import { countEvaluationsByVersion, readAutopilot, readMetricLog, updateAgentFrom, writeAutopilot } from './learning.js';
-import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance } from './records.js';
+import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from './records.js';
 import type { EvaluationQuery, FuzzboxStore } from './store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
-export class DexieStore implements FuzzboxStore {
+export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   readonly db: FuzzboxDatabase;
   readonly #evaluations: EvaluationWriter;
 
@@ -95,6 +97,30 @@ export class DexieStore implements FuzzboxStore {
   }
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return importRecords(this.db, userID, lines);
+  }
+  async readChanges(): Promise<never> {
+    throw new ApiError(
+      'NotFound',
+      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
+    );
+  }
+  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
+    return this.db.transaction('rw', importTables(this.db), async () => importLines(this.db, userID, lines, 'merge'));
+  }
+  readSyncState(userID: string, url: string) {
+    return replica.readSyncState(this.db, userID, url);
+  }
+  updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>) {
+    return replica.updateSyncState(this.db, userID, url, change);
+  }
+  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined) {
+    return replica.mergePulled(this.db, userID, url, lines, checkpoint);
+  }
+  readPushable(userID: string, cursor: PushCursor, limit: number) {
+    return replica.readPushable(this.db, userID, cursor, limit);
+  }
+  countPending(userID: string, cursor: PushCursor) {
+    return replica.countPending(this.db, userID, cursor);
   }
   applyRetention(policy: RetentionPolicy, now: number) {
     return applyRetention(this.db, policy, now);

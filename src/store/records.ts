@@ -128,6 +128,8 @@ export interface LogGroupRecord {
   createdAt: string;
   keys: Array<[userID: string, reqID: string]>;
   logs: GroupedLog[];
+  /** merged from another replica by sync: never sent back to it (docs/SYNC.md) */
+  merged?: true;
 }
 
 export interface FeedbackRecord {
@@ -139,6 +141,8 @@ export interface FeedbackRecord {
   evaluationLog: string;
   data: Record<string, number>;
   createdAt: string;
+  /** merged from another replica by sync: never sent back to it (docs/SYNC.md) */
+  merged?: true;
 }
 
 /** How many evaluation logs and feedback an account holds, kept exact by every write (schema version 5). */
@@ -158,4 +162,32 @@ export interface TallyRecord {
   userID: string;
   evaluations: number;
   feedback: number;
+}
+
+/**
+ * What a replica has sent to its sync server so far (docs/SYNC.md, "Pushing"): logs and feedback
+ * up to their tables' auto-increment keys, and each agent as it was when last acknowledged.
+ */
+export interface PushCursor {
+  /** the last log group sent (`logGroups` key) */
+  groups: number;
+  /** the last feedback sent (`feedback` key) */
+  feedback: number;
+  /** agent id → `agentMark` of its state the server has */
+  agents: Record<string, string>;
+}
+
+/** One replica's sync with one server for one account: its checkpoints, kept beside the records they cover. */
+export interface SyncStateRecord {
+  /** `${userID} ${url}` */
+  key: string;
+  userID: string;
+  url: string;
+  /** this replica's id, sent with its pulls and pushes: its pulls leave out what it pushed */
+  replica: string;
+  /** the server's checkpoint after the last pull stored; null before the first */
+  pull: string | null;
+  push: PushCursor;
+  lastSync: string | null;
+  lastError: string | null;
 }

@@ -46,6 +46,14 @@ export interface EvaluationPage {
   next: EvaluationPosition | null;
 }
 
+/** A page of a change feed: the records, where the next page starts, and whether there is more now. */
+export interface ChangePage {
+  records: BackupRecord[];
+  /** null when nothing was ever read */
+  checkpoint: string | null;
+  more: boolean;
+}
+
 /**
  * Everything the service keeps, behind one interface: IndexedDB through Dexie in a browser
  * (`DexieStore`), PostgreSQL or PGlite on a server (`fuzzbox/node`). The handler, the engine and
@@ -129,6 +137,20 @@ export interface FuzzboxStore {
    * ValidationError naming its line.
    */
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
+
+  /**
+   * Sync, the server's side (docs/SYNC.md): up to `limit` of the account's records in the order
+   * they last changed, after `checkpoint` (from the start without one), leaving out the versions,
+   * logs and feedback that `replica` pushed. IndexedDB keeps no change feed: DexieStore answers
+   * NotFound (a browser syncs with a server, not with another browser).
+   */
+  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage>;
+  /**
+   * Sync: records of another replica of the account, merged by sync's rules (`ImportMode`
+   * "merge") in one transaction, all or none; merging them again changes nothing. `replica`
+   * names where they come from (its pulls leave them out).
+   */
+  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string): Promise<{ imported: number; unchanged: number }>;
 
   /**
    * Drops the evaluation logs (of every account) that `policy` does not keep, with their

@@ -5,10 +5,11 @@
 import { createFuzzyService, errorResponse, normaliseBasePath, routes } from '../api/index.js';
 import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
-import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure } from './messages.js';
+import type { SyncOptions } from '../api/index.js';
+import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_EVENTS, type InstallFailure } from './messages.js';
 import { offlineFiles, type OfflineFile } from './offline.js';
 
-export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, type InstallFailure, type OfflineFile };
+export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_EVENTS, type InstallFailure, type OfflineFile };
 export type { RetentionPolicy };
 
 export interface FuzzyWorkerOptions {
@@ -27,6 +28,12 @@ export interface FuzzyWorkerOptions {
    * these files and the pages among them (`/` for `/index.html`, whatever the page's query).
    */
   offlineFiles?: readonly OfflineFile[];
+  /**
+   * Sync with a fuzzbox server (docs/SYNC.md): `{url, apiKey}`, optionally `interval`,
+   * `batchSize`, `fetch` (default the worker's). Each round is posted on the BroadcastChannel
+   * `fuzzbox-sync`.
+   */
+  sync?: SyncOptions;
 }
 
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
@@ -36,6 +43,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
   const basePath = normaliseBasePath(options.basePath ?? '/');
   let service: ReturnType<typeof createFuzzyService> | undefined;
   let progress: BroadcastChannel | undefined;
+  let syncEvents: BroadcastChannel | undefined;
   // Created on first use: a restarted worker simply opens the same database again.
   const handler = () =>
     (service ??= createFuzzyService({
@@ -50,6 +58,12 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
       ...(options.retention === undefined ? {} : { retention: options.retention }),
+      ...(options.sync === undefined
+        ? {}
+        : {
+            sync: { fetch: (input, init) => worker.fetch(input, init), ...options.sync },
+            onSync: (event) => (syncEvents ??= new BroadcastChannel(SYNC_EVENTS)).postMessage(event),
+          }),
     }));
 
   const isServiceRequest = (url: URL) => {

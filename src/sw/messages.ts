@@ -6,6 +6,8 @@ export const SKIP_WAITING = 'SKIP_WAITING';
 export const CLAIM = 'CLAIM';
 /** The BroadcastChannel on which the worker reports `POST /agent/:id/optimize` progress: `{agentID, done, total}`. */
 export const OPTIMIZE_PROGRESS = 'fuzzbox-optimize-progress';
+/** The BroadcastChannel on which the worker reports each sync round: a `SyncEvent` `{status, newVersions}` (docs/SYNC.md). */
+export const SYNC_EVENTS = 'fuzzbox-sync';
 /** The BroadcastChannel on which a worker whose install failed says why: an {@link InstallFailure}. */
 export const INSTALL_FAILED = 'fuzzbox-install-failed';
 

@@ -128,7 +128,7 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(8);
+    expect(upgraded.verno).toBe(9);
     const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
@@ -223,7 +223,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(8);
+    expect(upgraded.verno).toBe(9);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();

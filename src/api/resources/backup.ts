@@ -9,7 +9,7 @@ import { json } from '../http.js';
 import { reservedKeyIn } from '../body.js';
 import { readLines, type Line } from '../ndjson.js';
 
-const NDJSON = 'application/x-ndjson';
+export const NDJSON = 'application/x-ndjson';
 /** Bytes written to the response per chunk: many lines per enqueue, few per pull. */
 const EXPORT_CHUNK = 64 * 1024;
 /** One record a line; the largest, a version, holds a definition of at most 1 MiB. */
@@ -49,7 +49,7 @@ export async function exportAccount({ service, userID }: Context): Promise<Respo
   });
 }
 
-function checkContentType(contentType: string | null): void {
+export function checkContentType(contentType: string | null): void {
   if (contentType === null) return;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
@@ -78,7 +78,7 @@ function firstIssue(error: ZodError): string {
   return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
 }
 
-function readHeader(line: Line | undefined): void {
+export function readHeader(line: Line | undefined): void {
   if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
   const parsed = backupHeaderSchema.safeParse(parseLine(line));
   if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
@@ -91,7 +91,7 @@ function readHeader(line: Line | undefined): void {
 }
 
 /** A line as a record to store; definitions are compiled, so nothing the engine refuses gets in. */
-function readRecord(line: Line): ImportRecord {
+export function readRecord(line: Line): ImportRecord {
   const parsed = backupRecordSchema.safeParse(parseLine(line));
   if (!parsed.success) throw refused(line.number, firstIssue(parsed.error));
   const record = parsed.data;

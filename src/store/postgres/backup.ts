@@ -1,9 +1,9 @@
 // Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
-import { agentLine, importEach, canonical, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
+import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
-import { AGENT, insertAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
+import { AGENT, insertAgentRow, updateAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
 
 /** Rows read per query while exporting: memory stays flat, and no read holds the database long. */
@@ -89,14 +89,18 @@ export async function importRecords(
   sql: Queryable,
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+  mode: ImportMode = 'restore',
+  /** the replica a merge's records come from: its pulls leave them out */
+  origin: string | null = null,
 ): Promise<{ imported: number; unchanged: number }> {
+  const merging = mode === 'merge';
   // A backup is mostly logs and feedback naming a few agents and versions: those are read once
   // (and remembered as written), the logs and feedback already stored are read in one query each,
   // and the new ones written in one statement each at the end, as the IndexedDB store does.
   const memo = <T>(read: (id: string) => Promise<T | undefined>) => {
     const known = new Map<string, T | undefined>();
     const get = async (id: string) => (known.has(id) ? known.get(id) : known.set(id, await read(id)).get(id));
-    return Object.assign(get, { set: (id: string, row: T) => known.set(id, row) });
+    return Object.assign(get, { set: (id: string, row: T | undefined) => known.set(id, row) });
   };
   const agentRow = memo((id) => one<AgentRecord>(sql, `SELECT ${AGENT} FROM agents WHERE id = $1`, [id]));
   const tombstoneRow = memo((id) =>
@@ -126,22 +130,83 @@ export async function importRecords(
   const outcomes = await importEach(lines, importOne);
   if (newLogs.length > 0) {
     await sql.query(
-      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace)
+      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace, sync_origin)
        SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned',
-         (log->>'density')::float8, log->>'createdAt', log->'trace'
+         (log->>'density')::float8, log->>'createdAt', log->'trace', $2
        FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
-      [JSON.stringify(newLogs)],
+      [JSON.stringify(newLogs), origin],
     );
   }
   if (newFeedback.length > 0) {
     await sql.query(
-      `INSERT INTO feedback (id, user_id, evaluation_log, data, created_at)
-       SELECT f->>'id', f->>'userID', f->>'evaluationLog', f->'data', f->>'createdAt'
+      `INSERT INTO feedback (id, user_id, evaluation_log, data, created_at, sync_origin)
+       SELECT f->>'id', f->>'userID', f->>'evaluationLog', f->'data', f->>'createdAt', $2
        FROM json_array_elements($1::json) WITH ORDINALITY AS batch(f, position) ORDER BY position`,
-      [JSON.stringify(newFeedback)],
+      [JSON.stringify(newFeedback), origin],
     );
   }
   return outcomes;
+
+  /** A version new here, from another replica: numbered next among its agent's versions here. */
+  async function mergeVersion(record: ImportRecord & { kind: 'version' }, agent: AgentRecord | DeletedAgentRecord | undefined, refuse: (message: string) => never) {
+    if (!agent) {
+      const owner = await one<{ userID: string }>(sql, 'SELECT user_id AS "userID" FROM versions WHERE version_of = $1 LIMIT 1', [record.versionOf]);
+      if (owner && owner.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+    }
+    const live = agent && 'latestVersion' in agent ? agent : undefined;
+    const retired = !live && (agent !== undefined || record.retired);
+    const seq = live
+      ? live.versionCount
+      : (await one<{ next: number }>(sql, 'SELECT COALESCE(max(seq) + 1, 0)::int AS next FROM versions WHERE version_of = $1', [record.versionOf]))!.next;
+    await insertVersion(record, seq, retired);
+    if (live) {
+      await sql.query('UPDATE agents SET version_count = $2 WHERE id = $1', [live.id, seq + 1]);
+      agentRow.set(live.id, { ...live, versionCount: seq + 1 });
+    }
+    return 'imported' as const;
+  }
+
+  /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
+  async function mergeAgent(record: ImportRecord & { kind: 'agent' }, stored: AgentRecord | undefined, refuse: (message: string) => never) {
+    if (stored && stored.userID !== userID) refuse(elsewhere('agent', record.id));
+    if (stored && !supersedes(record, stored)) return 'unchanged' as const;
+    const tombstone = stored ? undefined : await tombstoneRow(record.id);
+    if (tombstone) {
+      if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
+      return 'unchanged' as const; // a deletion wins
+    }
+    const latest = await versionRow(record.latestVersion);
+    if (!latest || latest.versionOf !== record.id || latest.userID !== userID) {
+      refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
+    }
+    const { retired: _retired, ...latestVersion } = latest;
+    if (canonical(definitionOf(latestVersion)) !== canonical(definitionOf(record))) {
+      refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
+    }
+    const { kind: _, versionCount: _theirs, ...fields } = record;
+    if (stored) {
+      const agent: AgentRecord = { ...fields, userID, versionCount: stored.versionCount };
+      await updateAgentRow(sql, agent);
+      agentRow.set(record.id, agent);
+    } else {
+      const { next } = (await one<{ next: number }>(sql, 'SELECT COALESCE(max(seq) + 1, 0)::int AS next FROM versions WHERE version_of = $1', [record.id]))!;
+      const agent: AgentRecord = { ...fields, userID, versionCount: next };
+      await insertAgentRow(sql, agent);
+      agentRow.set(record.id, agent);
+    }
+    return 'imported' as const;
+  }
+
+  async function insertVersion(record: ImportRecord & { kind: 'version' }, seq: number, retired: boolean) {
+    await sql.query(
+      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence, sync_origin)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
+        json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, seq, retired, record.origin ?? null, json(record.evidence), origin],
+    );
+    const { kind: _, retired: __, parsed_rules, ...fields } = record;
+    versionRow.set(record.id, { ...fields, seq, parsed_rules, userID, retired });
+  }
 
   async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
     switch (record.kind) {
@@ -151,27 +216,22 @@ export async function importRecords(
           if (stored.userID !== userID) refuse(elsewhere('version', record.id));
           // a version stored retired whose agent the file still has live was deleted since: keep that
           const { retired: _, ...version } = stored;
-          if (same({ ...versionLine(version, stored.retired), retired: record.retired }, record)) return 'unchanged';
+          if (merging ? sameVersion(version, record) : same({ ...versionLine(version, stored.retired), retired: record.retired }, record)) return 'unchanged';
           refuse(`version "${record.id}" differs from the stored version with that id`);
         }
         const agent = (await agentRow(record.versionOf)) ?? (await tombstoneRow(record.versionOf));
         if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
+        if (merging) return mergeVersion(record, agent, refuse);
         if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
         const retired = record.retired || (agent !== undefined && !('latestVersion' in agent));
         const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
         if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
-        await sql.query(
-          `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-          [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
-            json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, record.seq, retired, record.origin ?? null, json(record.evidence)],
-        );
-        const { kind: _, retired: __, parsed_rules, ...fields } = record;
-        versionRow.set(record.id, { ...fields, parsed_rules, userID, retired });
+        await insertVersion(record, record.seq, retired);
         return 'imported';
       }
       case 'agent': {
         const stored = await agentRow(record.id);
+        if (merging) return mergeAgent(record, stored, refuse);
         if (stored) {
           if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
           if (same(agentLine(stored), record)) return 'unchanged';
@@ -207,12 +267,23 @@ export async function importRecords(
         const live = await agentRow(record.id);
         if (live) {
           if (live.userID !== userID) refuse(elsewhere('agent', record.id));
-          refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+          if (!merging) refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
+          await sql.query('DELETE FROM agents WHERE id = $1', [record.id]);
+          agentRow.set(record.id, undefined);
         }
         const stored = await tombstoneRow(record.id);
         if (stored) {
           if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-          return 'unchanged';
+          // two replicas deleted it: the earlier deletion stands everywhere
+          if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
+          await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [record.id, record.deletedAt]);
+          tombstoneRow.set(record.id, { ...stored, deletedAt: record.deletedAt });
+          return 'imported';
+        }
+        if (merging) {
+          const owner = await one<{ userID: string }>(sql, 'SELECT user_id AS "userID" FROM versions WHERE version_of = $1 LIMIT 1', [record.id]);
+          if (owner && owner.userID !== userID) refuse(elsewhere('agent', record.id));
+          await sql.query('UPDATE versions SET retired = true WHERE version_of = $1', [record.id]);
         }
         await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [record.id, userID, record.deletedAt]);
         tombstoneRow.set(record.id, { id: record.id, userID, deletedAt: record.deletedAt });
@@ -225,7 +296,9 @@ export async function importRecords(
           refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
         }
         const agent = (await agentRow(record.agentID)) ?? (await tombstoneRow(record.agentID));
-        if (agent?.userID !== userID) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
+        // a change feed sends an agent where it last changed, after logs of its earlier versions
+        const agentLater = merging && !agent && !record.trace;
+        if (agent?.userID !== userID && !agentLater) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
         if (!record.trace) {
           const version = await versionRow(record.versionID);
           if (version?.userID !== userID || version.versionOf !== record.agentID) {

@@ -100,4 +100,32 @@ export const migrations: readonly string[] = [
   ALTER TABLE evaluations DROP CONSTRAINT evaluations_req_id_key;
   ALTER TABLE evaluations ADD CONSTRAINT evaluations_by_user_key UNIQUE (user_id, req_id);
   `,
+  // 3: a change feed for sync (docs/SYNC.md): every row of what replicates carries the
+  // transaction that last wrote it and a number from one sequence, so a pull reads what changed
+  // after a checkpoint, in commit-safe order, from an index per table. Only agents change in
+  // place (a PUT, a promotion, a merge): their rows move up the feed on every update. Versions
+  // keep the place they were written at (their logs come after them); retiring them is the
+  // deletion's news.
+  `
+  CREATE SEQUENCE sync_seq;
+  CREATE FUNCTION sync_touch() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN NEW.sync_tx := pg_current_xact_id(); NEW.sync_seq := nextval('sync_seq'); RETURN NEW; END $$;
+  ALTER TABLE agents ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  ALTER TABLE versions ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  ALTER TABLE deleted_agents ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  ALTER TABLE evaluations ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  ALTER TABLE feedback ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  -- the replica a row was pushed from: its pulls leave out what it sent (agents and deletions
+  -- always go out, since a merge may have decided otherwise)
+  ALTER TABLE versions ADD COLUMN sync_origin text;
+  ALTER TABLE evaluations ADD COLUMN sync_origin text;
+  ALTER TABLE feedback ADD COLUMN sync_origin text;
+  CREATE TRIGGER agents_sync_touch BEFORE UPDATE ON agents FOR EACH ROW EXECUTE FUNCTION sync_touch();
+  CREATE TRIGGER deleted_agents_sync_touch BEFORE UPDATE ON deleted_agents FOR EACH ROW EXECUTE FUNCTION sync_touch();
+  CREATE INDEX agents_changes ON agents (user_id, sync_tx, sync_seq);
+  CREATE INDEX versions_changes ON versions (user_id, sync_tx, sync_seq);
+  CREATE INDEX deleted_agents_changes ON deleted_agents (user_id, sync_tx, sync_seq);
+  CREATE INDEX evaluations_changes ON evaluations (user_id, sync_tx, sync_seq);
+  CREATE INDEX feedback_changes ON feedback (user_id, sync_tx, sync_seq);
+  `,
 ];

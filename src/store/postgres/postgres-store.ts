@@ -5,7 +5,8 @@ import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
-import type { EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import type { ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
 import type { ImportRecord } from '../backup.js';
@@ -428,6 +429,14 @@ export class PostgresStore implements FuzzboxStore {
 
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return this.#db.transaction((sql) => importRecords(sql, userID, lines));
+  }
+
+  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage> {
+    return this.#read((sql) => readChanges(sql, userID, checkpoint, limit, replica));
+  }
+
+  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string) {
+    return this.#db.transaction((sql) => importRecords(sql, userID, lines, 'merge', replica ?? null));
   }
 
   async applyRetention(policy: RetentionPolicy, now: number): Promise<number> {

@@ -1,0 +1,245 @@
+// A browser's side of sync (docs/SYNC.md): rounds of pull then push between the local store and
+// a fuzzbox server, in the background, never in a request's way.
+import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from '../schema/backup.js';
+import type { SyncStatus } from '../schema/sync.js';
+import type { ImportRecord } from '../store/backup.js';
+import { newId, timestamp } from '../store/ids.js';
+import type { SyncReplica } from '../store/replica.js';
+import type { FuzzboxStore } from '../store/store.js';
+import { sha256Hex } from './auth.js';
+import { NDJSON, readRecord } from './resources/backup.js';
+
+/** What `fetch` the replicator is given must do: the platform's fits. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface SyncOptions {
+  /** The server's interface, base path included: `https://fuzzbox.example/` or `https://example.com/api/`. */
+  url: string;
+  /**
+   * A key of the account on the server. This replica keeps the account's records in the local
+   * account with the same key (created if there is none), so the app uses one key online and offline.
+   */
+  apiKey: string;
+  /** How to reach the server; default the platform's `fetch`. */
+  fetch?: FetchLike;
+  /** Milliseconds between rounds when nothing else starts one; default 30,000. */
+  interval?: number;
+  /** Records per pull page and per push; default 1,000. */
+  batchSize?: number;
+}
+
+/** What the replicator reports after each round (`onSync`, and the worker's BroadcastChannel `fuzzbox-sync`). */
+export interface SyncEvent {
+  status: SyncStatus;
+  /** the versions that arrived from the server in this round, in the order they were stored here */
+  newVersions: Array<{ id: string; agentID: string }>;
+}
+
+/** Records merged per local transaction: a local request waits at most for one of these. */
+const MERGE_CHUNK = 200;
+/** A round after local writes waits this long, so a burst of writes goes out in one round. */
+const AFTER_WRITES_MS = 250;
+/** A failed round is tried again after this, doubling up to the interval. */
+const FIRST_RETRY_MS = 1000;
+
+/** The replica's own error, with the server's answer when there was one. */
+class SyncError extends Error {
+  override name = 'SyncError';
+}
+
+async function refusal(response: Response, what: string): Promise<SyncError> {
+  const text = await response.text().catch(() => '');
+  let detail = text.slice(0, 500);
+  try {
+    const body = JSON.parse(text) as { error?: string; message?: string };
+    if (body.message) detail = `${body.error ?? 'error'}: ${body.message}`;
+  } catch {
+    // not JSON: the text says what it says
+  }
+  return new SyncError(`${what} answered ${response.status}${detail ? ` (${detail})` : ''}`);
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Replicator {
+  readonly #store: FuzzboxStore & SyncReplica;
+  readonly #url: string;
+  readonly #apiKey: string;
+  readonly #fetch: FetchLike;
+  readonly #interval: number;
+  readonly #batchSize: number;
+  readonly #onSync: ((event: SyncEvent) => void) | undefined;
+  #userID: Promise<string> | undefined;
+  #round: Promise<void> | undefined;
+  #again = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #failures = 0;
+  #lastRoundAt = 0;
+  #closed = false;
+  #status: SyncStatus;
+
+  constructor(store: FuzzboxStore & SyncReplica, options: SyncOptions & { fetch: FetchLike }, onSync?: (event: SyncEvent) => void) {
+    this.#store = store;
+    this.#url = options.url.endsWith('/') ? options.url : `${options.url}/`;
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch;
+    this.#interval = options.interval ?? 30_000;
+    this.#batchSize = options.batchSize ?? 1000;
+    this.#onSync = onSync;
+    this.#status = { url: this.#url, lastSync: null, pending: 0, lastError: null, syncing: false };
+  }
+
+  /** The local account this replica fills: the one with the sync key, created on first use. */
+  userID(): Promise<string> {
+    return (this.#userID ??= (async () => {
+      const keyHash = await sha256Hex(this.#apiKey);
+      const found = await this.#store.findAccountByKeyHash(keyHash);
+      const userID = found?.userID ?? newId();
+      if (!found) await this.#store.addAccount({ userID, name: null, keyHash, createdAt: timestamp() });
+      // the replica's id is drawn once and kept
+      await this.#store.updateSyncState(userID, this.#url, () => ({}));
+      return userID;
+    })().catch((error: unknown) => {
+      this.#userID = undefined;
+      throw error;
+    }));
+  }
+
+  /** Something was written here: a round soon, after the burst. */
+  afterWrite(): void {
+    this.#schedule(AFTER_WRITES_MS);
+  }
+
+  /** A request came in: a round if none ran for an interval (a worker's timers die with it). */
+  afterRequest(): void {
+    if (Date.now() - this.#lastRoundAt > this.#interval) this.#schedule(0);
+  }
+
+  /** Runs a round now (after the one under way, if any) and resolves to the status after it. */
+  async syncNow(): Promise<SyncStatus> {
+    if (this.#round) {
+      this.#again = true;
+      while (this.#round) await this.#round;
+    } else {
+      await (this.#round = this.#run());
+    }
+    return this.status();
+  }
+
+  /** The status with the pending count read now. */
+  async status(): Promise<SyncStatus> {
+    try {
+      const userID = await this.userID();
+      const state = await this.#store.readSyncState(userID, this.#url);
+      this.#status = { ...this.#status, pending: await this.#store.countPending(userID, state.push), lastSync: state.lastSync };
+    } catch {
+      // the status as last known: a store that cannot be read says so through requests
+    }
+    return { ...this.#status };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    while (this.#round) await this.#round.catch(() => undefined);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#closed) return;
+    if (this.#round) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void (this.#round ??= this.#run()), ms);
+  }
+
+  async #run(): Promise<void> {
+    try {
+      do {
+        this.#again = false;
+        await this.#once();
+      } while (this.#again && !this.#closed);
+    } finally {
+      this.#round = undefined;
+      if (!this.#closed) {
+        const wait = this.#failures === 0 ? this.#interval : Math.min(this.#interval, FIRST_RETRY_MS * 2 ** (this.#failures - 1));
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(() => void (this.#round ??= this.#run()), wait);
+      }
+    }
+  }
+
+  /** One round: pull until the server has nothing more, then push until nothing waits. */
+  async #once(): Promise<void> {
+    this.#lastRoundAt = Date.now();
+    this.#status = { ...this.#status, syncing: true };
+    const newVersions: SyncEvent['newVersions'] = [];
+    let userID: string | undefined;
+    try {
+      userID = await this.userID();
+      await this.#pull(userID, newVersions);
+      await this.#push(userID);
+      const lastSync = timestamp();
+      await this.#store.updateSyncState(userID, this.#url, () => ({ lastSync, lastError: null }));
+      this.#failures = 0;
+      this.#status = { ...this.#status, lastSync, lastError: null };
+    } catch (error) {
+      this.#failures++;
+      const lastError = error instanceof Error ? error.message : String(error);
+      this.#status = { ...this.#status, lastError };
+      if (userID) await this.#store.updateSyncState(userID, this.#url, () => ({ lastError })).catch(() => undefined);
+    } finally {
+      this.#status = { ...this.#status, syncing: false };
+    }
+    this.#onSync?.({ status: await this.status(), newVersions });
+  }
+
+  #headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { Authorization: `Bearer ${this.#apiKey}`, ...extra };
+  }
+
+  async #pull(userID: string, newVersions: SyncEvent['newVersions']): Promise<void> {
+    for (;;) {
+      const state = await this.#store.readSyncState(userID, this.#url);
+      const query = new URLSearchParams({ limit: String(this.#batchSize), replica: state.replica });
+      if (state.pull !== null) query.set('checkpoint', state.pull);
+      const response = await this.#fetch(`${this.#url}sync/pull?${query}`, { headers: this.#headers() });
+      if (!response.ok) throw await refusal(response, 'GET /sync/pull');
+      const [head, ...lines] = (await response.text()).split('\n').filter((line) => line !== '');
+      const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
+      if (header.checkpoint === undefined || typeof header.more !== 'boolean') throw new SyncError('GET /sync/pull answered without a checkpoint: is the URL a fuzzbox server?');
+      const records: Array<{ line: number; record: ImportRecord }> = lines.map((text, i) => ({ line: i + 2, record: readRecord({ number: i + 2, text }) }));
+      // in slices, each its own transaction, the checkpoint with the last: requests go between them
+      for (let start = 0; start === 0 || start < records.length; start += MERGE_CHUNK) {
+        const slice = records.slice(start, start + MERGE_CHUNK);
+        const last = start + MERGE_CHUNK >= records.length;
+        const merged = await this.#store.mergePulled(userID, this.#url, slice, last ? header.checkpoint : undefined);
+        newVersions.push(...merged.newVersions);
+        if (!last) await pause(0);
+      }
+      if (!header.more || this.#closed) return;
+    }
+  }
+
+  async #push(userID: string): Promise<void> {
+    for (;;) {
+      const state = await this.#store.readSyncState(userID, this.#url);
+      const page = await this.#store.readPushable(userID, state.push, this.#batchSize);
+      if (page.records.length > 0) {
+        const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp() };
+        const body = `${[header, ...page.records].map((line) => JSON.stringify(line)).join('\n')}\n`;
+        const query = new URLSearchParams({ replica: state.replica });
+        const response = await this.#fetch(`${this.#url}sync/push?${query}`, {
+          method: 'POST',
+          headers: this.#headers({ 'Content-Type': NDJSON }),
+          body,
+        });
+        if (!response.ok) throw await refusal(response, 'POST /sync/push');
+        await response.body?.cancel();
+      }
+      await this.#store.updateSyncState(userID, this.#url, () => ({ push: page.next }));
+      if (!page.more || this.#closed) return;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
+// checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
+import { BACKUP_FORMAT, BACKUP_VERSION, type ImportResult } from '../../schema/backup.js';
+import { ApiError, validationError } from '../../schema/errors.js';
+import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
+import type { ImportRecord } from '../../store/backup.js';
+import { timestamp } from '../../store/ids.js';
+import type { Context } from '../context.js';
+import { json } from '../http.js';
+import { readLines } from '../ndjson.js';
+import { checkContentType, IMPORT_BATCH, MAX_LINE_BYTES, NDJSON, readHeader, readRecord } from './backup.js';
+
+/** `?replica=`: the id a replica sends with its pushes and pulls, so that its pulls leave out what it pushed. */
+function replicaOf(url: URL): string | undefined {
+  const replica = url.searchParams.get('replica');
+  if (replica === null) return undefined;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(replica)) {
+    throw new ApiError('InvalidRequest', '?replica= must be 1 to 64 letters, digits, "-" or "_": the id the replica keeps for itself');
+  }
+  return replica;
+}
+
+/** GET /sync/pull?checkpoint=&limit=&replica=: the account's records changed after `checkpoint`, as NDJSON. */
+export async function pullChanges({ url, service, userID }: Context): Promise<Response> {
+  const parsed = pullQuerySchema.safeParse(Object.fromEntries(url.searchParams));
+  if (!parsed.success) throw validationError(parsed.error, 'query');
+  const { checkpoint, limit } = parsed.data;
+  const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
+  const header: PullHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
+  const text = [header, ...page.records].map((line) => JSON.stringify(line)).join('\n');
+  return new Response(`${text}\n`, { headers: { 'Content-Type': NDJSON } });
+}
+
+/**
+ * POST /sync/push?replica=: records this replica wrote, NDJSON as a backup holds them, merged by
+ * sync's rules IMPORT_BATCH per transaction. Sending the same push again changes nothing, so a
+ * replica that lost the answer simply sends it again.
+ */
+export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
+  checkContentType(request.headers.get('content-type'));
+  const replica = replicaOf(url);
+  const lines = readLines(request.body, MAX_LINE_BYTES);
+  const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
+  let feedback = false;
+  let batch: Array<{ line: number; record: ImportRecord }> = [];
+  const store = async () => {
+    const { imported, unchanged } = await service.store.mergeRecords(userID, batch, replica);
+    result.imported += imported;
+    result.unchanged += unchanged;
+    batch = [];
+  };
+  try {
+    readHeader((await lines.next()).value || undefined);
+    result.lines = 1;
+    for await (const line of lines) {
+      result.lines = line.number;
+      if (line.text.trim() === '') continue;
+      const record = readRecord(line);
+      if (record.kind === 'feedback') feedback = true;
+      batch.push({ line: line.number, record });
+      if (batch.length === IMPORT_BATCH) await store();
+    }
+    if (batch.length > 0) await store();
+  } finally {
+    await lines.return(undefined);
+  }
+  // autopilot runs on the server over every replica's data: new feedback is news for its agents
+  if (feedback && result.imported > 0) {
+    for (const agent of await service.store.listAgents(userID)) {
+      if (agent.performance) service.autopilot.nudge(userID, agent.id, true);
+    }
+  }
+  return json(result);
+}
+
+/** GET /sync/status on a replica: when it last synced, what waits, what went wrong (docs/SYNC.md). */
+export async function readSyncStatus({ service, userID }: Context): Promise<Response> {
+  const replicator = service.replicator;
+  if (!replicator) throw new ApiError('NotFound', 'sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (docs/SYNC.md)');
+  if ((await replicator.userID()) !== userID) throw new ApiError('NotFound', 'this account is not the one this service syncs: use the key given as sync.apiKey');
+  return json(await replicator.status());
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** The most records one `GET /sync/pull` answers. */
+export const MAX_PULL_LIMIT = 5000;
+/** What a pull answers when `limit` is not given. */
+export const DEFAULT_PULL_LIMIT = 1000;
+
+/**
+ * Where a pull stopped, opaque to clients: the server's position in its change feed
+ * (docs/SYNC.md, "Checkpoints"), `<transaction>.<kind>.<sequence>`, all decimal.
+ */
+export const checkpointSchema = z
+  .string()
+  .max(100)
+  .regex(/^\d{1,20}\.[0-4]\.\d{1,20}$/, { error: 'a checkpoint is what the previous pull answered in "checkpoint" (or leave it out to start from the beginning)' });
+
+export const pullQuerySchema = z.object({
+  checkpoint: checkpointSchema.optional(),
+  limit: z.coerce.number({ error: 'limit must be a whole number' }).int('limit must be a whole number').min(1).max(MAX_PULL_LIMIT).default(DEFAULT_PULL_LIMIT),
+});
+
+/**
+ * The first line of a pull's NDJSON answer: a backup header (so the lines after it read as a
+ * backup's do) with where the next pull starts, and whether there is more to pull right now.
+ */
+export interface PullHeader {
+  format: 'fuzzbox-backup';
+  version: number;
+  exportedAt: string;
+  checkpoint: string | null;
+  more: boolean;
+}
+
+/** What the app can show of a replica's sync (`GET /sync/status`, the service's `syncStatus()`). */
+export interface SyncStatus {
+  /** the server synced with */
+  url: string;
+  /** when a round last completed (pull and push), ISO 8601; null before the first */
+  lastSync: string | null;
+  /** records written here and not yet acknowledged by the server (a lower bound while a round runs) */
+  pending: number;
+  /** why the last round failed, null when it succeeded */
+  lastError: string | null;
+  /** whether a round is running now */
+  syncing: boolean;
+}

@@ -1,0 +1,142 @@
+// What the sync tests share: a `fuzzbox/node` server over PGlite files or the run's real
+// PostgreSQL, browser-side services over fake-indexeddb syncing with it through a network the
+// test can cut, and a way to compare what each holds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { inject } from 'vitest';
+import { createFuzzyService, type FuzzyService, type SyncEvent } from '../../src/index.js';
+import { postgresDatabase } from '../../src/node/databases.js';
+import { serve, type FuzzboxServer } from '../../src/node/index.js';
+
+/** The server's database: the `pglite` project runs on PGlite files, the `postgres` project on the real server. */
+export const serverBackend = process.env.FUZZBOX_TEST_STORE === 'postgres' ? 'postgres' : 'pglite';
+
+let databases = 0;
+
+/** Where a server keeps its data: restarting on the same place finds everything again. */
+export async function serverStorage(): Promise<{ database?: string; dataDir?: string; remove(): void }> {
+  if (serverBackend === 'pglite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fuzzbox-sync-'));
+    return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const url = inject('postgresURL');
+  const name = `sync_${process.pid}_${++databases}`;
+  const admin = postgresDatabase(url, { max: 1 });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  return { database: url.replace(/\/[^/]*$/, `/${name}`), remove: () => undefined };
+}
+
+export async function startServer(storage: { database?: string; dataDir?: string }, port = 0): Promise<FuzzboxServer> {
+  return serve({ port, ...(storage.database ? { database: storage.database } : { dataDir: storage.dataDir! }) });
+}
+
+/**
+ * The network between a browser and the server: `online` or not, and faults to inject once: a
+ * request that fails after its body reached the server (`afterServer`), or an answer cut after
+ * some bytes (`cutAnswerAfter`).
+ */
+export class Network {
+  online = false;
+  /** bytes sent and received, by path */
+  readonly bytes = { sent: 0, received: 0 };
+  /** the next request matching `path` is delivered, then its answer is lost */
+  failAfterServer: { path: string } | undefined;
+  /** the next answer to a request matching `path` breaks after this many bytes */
+  cutAnswer: { path: string; after: number } | undefined;
+
+  readonly fetch = async (input: string, init?: RequestInit): Promise<Response> => {
+    if (!this.online) throw new TypeError('fetch failed: the network is down (test)');
+    const sent = typeof init?.body === 'string' ? Buffer.byteLength(init.body) : 0;
+    this.bytes.sent += sent;
+    const response = await fetch(input, init);
+    const path = new URL(input).pathname;
+    if (this.failAfterServer && path.endsWith(this.failAfterServer.path)) {
+      this.failAfterServer = undefined;
+      await response.arrayBuffer();
+      throw new TypeError('fetch failed: the connection dropped after the request was sent (test)');
+    }
+    const body = new Uint8Array(await response.arrayBuffer());
+    this.bytes.received += body.byteLength;
+    if (this.cutAnswer && path.endsWith(this.cutAnswer.path)) {
+      const { after } = this.cutAnswer;
+      this.cutAnswer = undefined;
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(body.slice(0, after));
+          controller.error(new TypeError('terminated: the connection dropped mid-answer (test)'));
+        },
+      });
+      return new Response(stream, { status: response.status, headers: response.headers });
+    }
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+}
+
+export interface Replica {
+  service: FuzzyService;
+  network: Network;
+  events: SyncEvent[];
+  /** a request to the browser's own service with the account's key, JSON in and out */
+  call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** A browser-side service over its own fake-indexeddb, syncing with `url` as the account of `apiKey`. */
+export function browser(url: string, apiKey: string, options: { batchSize?: number } = {}): Replica {
+  const network = new Network();
+  const events: SyncEvent[] = [];
+  const service = createFuzzyService({
+    indexedDB: new IDBFactory(),
+    IDBKeyRange,
+    // rounds only when the test asks: timers would make the interleavings the test means to pin down random
+    sync: { url, apiKey, fetch: network.fetch, interval: 3_600_000, ...options },
+    onSync: (event) => events.push(event),
+  });
+  return {
+    service,
+    network,
+    events,
+    call: (method, path, body) => request(service.handle, 'http://browser.test/', apiKey, method, path, body),
+    close: () => service.close(),
+  };
+}
+
+export async function request(
+  handle: (request: Request) => Promise<Response>,
+  base: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await handle(
+    new Request(new URL(path, base), {
+      method,
+      headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+  const text = await response.text();
+  return { status: response.status, body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text, headers: response.headers };
+}
+
+/**
+ * An account's export as a set: each record without what is local to a store (a version's number
+ * and an agent's version count are numbered where they arrive), sorted.
+ */
+export async function exported(handle: (request: Request) => Promise<Response>, base: string, apiKey: string): Promise<string[]> {
+  const { status, body } = await request(handle, base, apiKey, 'GET', 'export');
+  if (status !== 200) throw new Error(`GET /export answered ${status}`);
+  return (body as string)
+    .split('\n')
+    .slice(1)
+    .filter((line) => line !== '')
+    .map((line) => {
+      const { seq: _seq, versionCount: _count, ...record } = JSON.parse(line) as Record<string, unknown>;
+      return JSON.stringify(record);
+    })
+    .sort();
+}
