@@ -1,40 +1,55 @@
-// Flat costs at scale (issue 10 §4): the same measurements with 1 k, 100 k and 1 M evaluations
-// stored, run by bench/scale.bench.ts in Node (fake-indexeddb) and in Chromium (real IndexedDB,
-// persistent profile). The store is filled directly with the records the service itself writes
-// (half the evaluations as 4096 batches, half as single requests, feedback on every fourth), then
-// every measured operation goes through handle(), as a request would.
-import { Dexie } from 'dexie';
+// Flat costs at scale (issue 10 §4): one store filled to a given size, then its operations timed
+// through handle() as requests, beside the same storage engine's bare cost. bench/scale.bench.ts
+// opens one per size (in Node on fake-indexeddb; in Chromium one page per origin, so each size has
+// a LevelDB of its own in a persistent profile) and measures them in interleaved blocks: whatever
+// the machine does meanwhile weighs on every size alike, so their ratios hold even when the
+// absolute figures drift with the load.
 import { createFuzzyService } from '../src/api/index.js';
 import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
 import { groupLogs } from '../src/store/evaluations.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 
-export interface ScaleOptions extends DatabaseOptions {
-  sizes: number[];
+/**
+ * What is timed, one of each per round. `control…` is bare IndexedDB beside the store, in the same
+ * storage: a plain object store holding as many records as the store holds evaluations (random
+ * keys, as evaluation ids are), one record put (strict durability) or got, no fuzzbox code. What
+ * grows in the control grows in the storage engine itself, whatever the layout above it.
+ */
+export const OPERATIONS = [
+  'evaluate',
+  'readSingle',
+  'readBatchItem',
+  'feedbackSingle',
+  'feedbackBatchItem',
+  'listPage',
+  'deleteSingle',
+  'deleteBatchItem',
+  'storage',
+  'controlPut',
+  'controlGet',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+/** Milliseconds per operation, one sample per round. */
+export type Samples = Record<Operation, number[]>;
+
+export interface ScaleStoreOptions extends DatabaseOptions {
+  /** evaluations to store */
+  size: number;
   /** `navigator.storage.estimate` where there is one: bytes stored per evaluation */
   estimate?: () => Promise<{ usage?: number }>;
-  /** repetitions of each measured operation */
-  repeat?: number;
-  progress?: (message: string) => void;
 }
 
-export interface ScaleRow {
-  stored: number;
-  fillSeconds: number;
-  /** median milliseconds per operation, `null` where the endpoint does not exist */
-  evaluate: number;
-  readSingle: number;
-  readBatchItem: number;
-  feedbackSingle: number;
-  feedbackBatchItem: number;
-  listPage: number | null;
-  /** the platform's floor beside them: one tiny record put (strict durability) and got, no fuzzbox code, in the same storage */
-  floorWrite: number;
-  floorRead: number;
-  deleteSingle: number | null;
-  deleteBatchItem: number | null;
-  storage: number;
-  bytesPerEvaluation: number | null;
+export interface ScaleStore {
+  readonly size: number;
+  /** the store's IndexedDB database, and `<dbName>-control` the control's */
+  readonly dbName: string;
+  /** Stores `size` evaluations; resolves to the seconds it took. */
+  fill(): Promise<number>;
+  /** `rounds` rounds of every operation. */
+  measure(rounds: number): Promise<Samples>;
+  /** Storage used per stored evaluation (`estimate()`), null without one. */
+  bytesPerEvaluation(): Promise<number | null>;
+  close(): Promise<void>;
 }
 
 const agent = {
@@ -46,14 +61,39 @@ const agent = {
 const BATCH = 4096;
 /** Records per fill transaction. */
 const FILL_CHUNK = 20_000;
+/** A spread of 0 ≤ i < n over [0, n): the picks of consecutive rounds land far apart. */
+const scatter = (i: number, n: number) => Math.floor((((i * 2654435761) % 4294967296) / 4294967296) * n);
+/** The control store's key of record i: unordered, as random ids are. */
+const controlKey = (i: number) => `${scatter(i, 4294967296).toString(36)}-${i}`;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** Opens a database of raw IndexedDB, creating its one object store `records`. */
+function openControl(factory: IDBFactory, name: string): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = factory.open(name, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore('records');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
 
-export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]> {
-  const { sizes, estimate, repeat = 200, progress = () => undefined } = options;
-  const dbName = `scale-${Date.now()}`;
+/** Runs `work` on `records` in one transaction; resolves when it committed. */
+function inControl(db: IDBDatabase, mode: IDBTransactionMode, work: (records: IDBObjectStore) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction('records', mode, { durability: 'strict' });
+    work(tx.objectStore('records'));
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error);
+  });
+}
+
+export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleStore> {
+  const { size, estimate } = options;
+  const dbName = `scale-${size}-${Date.now()}`;
+  const usage = async () => (estimate ? ((await estimate()).usage ?? 0) : 0);
+  const startUsage = await usage();
   const service = createFuzzyService({ ...options, dbName });
   const db = new FuzzboxDatabase(dbName, options);
+  const control = await openControl((options.indexedDB ?? indexedDB) as IDBFactory, `${dbName}-control`);
   const call = async (method: string, path: string, key: string, body?: unknown) => {
     const response = await service.handle(
       new Request(`http://bench.local/${path}`, {
@@ -62,23 +102,11 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
-    return { status: response.status, response, body: (await response.json()) as any };
-  };
-  const timed = async (run: (i: number) => Promise<unknown>, times: number) => {
-    const samples: number[] = [];
-    for (let i = 0; i < times; i++) {
-      const start = performance.now();
-      await run(i);
-      samples.push(performance.now() - start);
-    }
-    return median(samples);
+    const parsed = (await response.json()) as any;
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+    return { response, body: parsed };
   };
 
-  // The floor: a tiny database of the same origin (Chromium keeps one LevelDB per origin, so it
-  // shares the disk, the compaction and the cache with the store), one record written and read.
-  const floor = new Dexie(`${dbName}-floor`, { ...options, chromeTransactionDurability: 'strict', cache: 'disabled' });
-  floor.version(1).stores({ records: 'id' });
-  await floor.open();
   const account = await service.createAccount('scale');
   const key = account.apiKey;
   const created = (await call('POST', 'agent', key, agent)).body;
@@ -86,17 +114,17 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
   const singles: string[] = [];
   const batched: string[] = [];
   let stored = 0;
-  let feedbackSeen = 0;
-  const rows: ScaleRow[] = [];
-  const usage = async () => (estimate ? ((await estimate()).usage ?? 0) : 0);
-  const startUsage = await usage();
+  let controlRecords = 0;
+  let round = 0;
 
   const log = (reqID: string, i: number): EvaluationRecord => {
     const temperature = (i * 7.3) % 40;
     return { reqID, ...base, input: { temperature }, crisp: { fan: 25 + temperature }, createdAt: new Date().toISOString() };
   };
-  async function fill(count: number) {
-    // half in batches of 4096 (as few whole batches as fit), the rest single requests
+  const controlValue = (i: number) => ({ input: { temperature: (i * 7.3) % 40 }, crisp: { fan: 25 }, createdAt: new Date().toISOString() });
+
+  /** The records the service itself writes, bulk-added: half the logs as 4096 batches, half single, feedback on every fourth. */
+  async function fillStore(count: number) {
     const batches = Math.floor(count / 2 / BATCH);
     let pending: { groups: ReturnType<typeof groupLogs>; feedback: FeedbackRecord[] } = { groups: [], feedback: [] };
     const flush = async () => {
@@ -107,11 +135,9 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
       pending = { groups: [], feedback: [] };
     };
     const add = async (ids: string[]) => {
-      const logs = ids.map((id, i) => log(id, stored + i));
-      // one group per request, as the writer stores them
-      pending.groups.push(...groupLogs(logs));
-      for (const id of ids) {
-        if (feedbackSeen++ % 4 === 0) {
+      pending.groups.push(...groupLogs(ids.map((id, i) => log(id, stored + i))));
+      for (const [i, id] of ids.entries()) {
+        if ((stored + i) % 4 === 0) {
           pending.feedback.push({ id: crypto.randomUUID(), userID: base.userID, evaluationLog: id, data: { stars: 4 }, createdAt: new Date().toISOString() });
         }
       }
@@ -129,92 +155,123 @@ export async function measureAtScale(options: ScaleOptions): Promise<ScaleRow[]>
       await add([id]);
     }
     await flush();
+    // the tally the service keeps, as if every one of these had been a request
+    await db.tallies.put({ userID: base.userID, evaluations: stored, feedback: Math.ceil(stored / 4) });
   }
 
-  for (const size of sizes) {
-    const fillStart = performance.now();
-    await fill(size - stored);
-    const fillSeconds = (performance.now() - fillStart) / 1000;
-    progress(`${size} stored (filled in ${fillSeconds.toFixed(0)} s)`);
-    // let the storage engine settle (LevelDB compacts after a bulk fill): steady-state costs
-    await new Promise((settled) => setTimeout(settled, Math.min(60_000, 2_000 + size / 20)));
-    // one batch made through the interface, so there are batch items at every size
-    const probe = await call('POST', `agent/${base.agentID}`, key, Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })));
-    batched.push(...probe.response.headers.get('X-Evaluation-ID')!.split(','));
-    stored += BATCH;
-    const pick = (ids: string[], i: number) => ids[Math.floor(((i * 2654435761) % 4294967296) / 4294967296 * ids.length)]!;
-
-    // Round robin, one of each operation per round: whatever the storage engine does in the
-    // background (LevelDB compacting after the fill) weighs on every operation alike.
-    const listed = (await call('GET', `agent/${base.agentID}/evaluation?limit=100`, key)).status === 200;
-    const deletable = (await call('DELETE', `evaluation/${singles.pop()}`, key)).status === 200;
-    const operations: Record<string, (i: number) => Promise<unknown>> = {
-      evaluate: async (i) => {
-        const made = await call('POST', `agent/${base.agentID}`, key, { temperature: (i * 3.1) % 40 });
-        singles.push(made.response.headers.get('X-Evaluation-ID')!);
-        stored++;
-      },
-      readSingle: (i) => call('GET', `evaluation/${pick(singles, i)}`, key),
-      readBatchItem: (i) => call('GET', `evaluation/${pick(batched, i)}`, key),
-      feedbackSingle: (i) => call('POST', `evaluation/${pick(singles, i + 7)}/feedback`, key, { stars: 3 }),
-      feedbackBatchItem: (i) => call('POST', `evaluation/${pick(batched, i + 7)}/feedback`, key, { stars: 3 }),
-      floorWrite: (i) => floor.table('records').put({ id: i % 16, value: 'x'.repeat(100) }),
-      floorRead: (i) => floor.table('records').get(i % 16),
-      ...(listed ? { listPage: () => call('GET', `agent/${base.agentID}/evaluation?limit=100`, key) } : {}),
-      ...(deletable
-        ? {
-            deleteSingle: () => call('DELETE', `evaluation/${singles.splice(Math.floor(singles.length / 3), 1)[0]}`, key),
-            deleteBatchItem: () => call('DELETE', `evaluation/${batched.splice(Math.floor(batched.length / 3), 1)[0]}`, key),
-          }
-        : {}),
-    };
-    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(operations).map((name) => [name, []]));
-    for (let i = 0; i < repeat; i++) {
-      for (const [name, run] of Object.entries(operations)) {
-        const start = performance.now();
-        await run(i);
-        samples[name]!.push(performance.now() - start);
-      }
+  async function fillControl(count: number) {
+    for (let from = 0; from < count; from += FILL_CHUNK) {
+      await inControl(control, 'readwrite', (records) => {
+        for (let i = from; i < Math.min(count, from + FILL_CHUNK); i++) records.add(controlValue(i), controlKey(i));
+      });
     }
-    const result = (name: string) => (samples[name] ? median(samples[name]) : null);
-    const storage = await timed(() => call('GET', 'storage', key), 5);
-    const bytes = estimate ? ((await usage()) - startUsage) / stored : null;
-    rows.push({
-      stored: size,
-      fillSeconds,
-      evaluate: result('evaluate')!,
-      readSingle: result('readSingle')!,
-      readBatchItem: result('readBatchItem')!,
-      feedbackSingle: result('feedbackSingle')!,
-      feedbackBatchItem: result('feedbackBatchItem')!,
-      listPage: result('listPage'),
-      floorWrite: result('floorWrite')!,
-      floorRead: result('floorRead')!,
-      deleteSingle: result('deleteSingle'),
-      deleteBatchItem: result('deleteBatchItem'),
-      storage,
-      bytesPerEvaluation: bytes,
-    });
-    progress(JSON.stringify(rows.at(-1)));
+    controlRecords = count;
   }
-  db.close();
-  floor.close();
-  await service.close();
-  return rows;
+
+  const operations: Record<Operation, (i: number) => Promise<unknown>> = {
+    evaluate: async (i) => {
+      const made = await call('POST', `agent/${base.agentID}`, key, { temperature: (i * 3.1) % 40 });
+      singles.push(made.response.headers.get('X-Evaluation-ID')!);
+    },
+    readSingle: (i) => call('GET', `evaluation/${singles[scatter(i, singles.length)]}`, key),
+    readBatchItem: (i) => call('GET', `evaluation/${batched[scatter(i, batched.length)]}`, key),
+    feedbackSingle: (i) => call('POST', `evaluation/${singles[scatter(i + 7, singles.length)]}/feedback`, key, { stars: 3 }),
+    feedbackBatchItem: (i) => call('POST', `evaluation/${batched[scatter(i + 7, batched.length)]}/feedback`, key, { stars: 3 }),
+    listPage: () => call('GET', `agent/${base.agentID}/evaluation?limit=100`, key),
+    deleteSingle: (i) => call('DELETE', `evaluation/${singles.splice(scatter(i + 13, singles.length), 1)[0]}`, key),
+    deleteBatchItem: (i) => call('DELETE', `evaluation/${batched.splice(scatter(i + 13, batched.length), 1)[0]}`, key),
+    storage: () => call('GET', 'storage', key),
+    controlPut: () => inControl(control, 'readwrite', (records) => records.put(controlValue(controlRecords), controlKey(controlRecords++))),
+    controlGet: (i) =>
+      inControl(control, 'readonly', (records) => {
+        records.get(controlKey(scatter(i + 3, controlRecords)));
+      }),
+  };
+
+  return {
+    size,
+    dbName,
+    async fill() {
+      const start = performance.now();
+      await fillStore(size);
+      await fillControl(size);
+      // one batch made through the interface, so there are batch items at every size
+      const probe = await call('POST', `agent/${base.agentID}`, key, Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })));
+      batched.push(...probe.response.headers.get('X-Evaluation-ID')!.split(','));
+      return (performance.now() - start) / 1000;
+    },
+    async measure(rounds) {
+      const samples = Object.fromEntries(OPERATIONS.map((name) => [name, [] as number[]])) as Samples;
+      for (let r = 0; r < rounds; r++, round++) {
+        // each round starts at another operation: what one leaves behind (LevelDB work after a
+        // write, the quota manager's after an estimate) falls on every other in turn
+        for (const [n] of OPERATIONS.entries()) {
+          const name = OPERATIONS[(n + round) % OPERATIONS.length]!;
+          const start = performance.now();
+          await operations[name](round);
+          samples[name].push(performance.now() - start);
+        }
+      }
+      return samples;
+    },
+    async bytesPerEvaluation() {
+      return estimate ? ((await usage()) - startUsage) / (size + BATCH) : null;
+    },
+    async close() {
+      db.close();
+      control.close();
+      await service.close();
+    },
+  };
 }
 
-/** The rows as a Markdown table, milliseconds per operation (median). */
-export function scaleTable(rows: ScaleRow[]): string {
-  const ms = (value: number | null) => (value === null ? 'n/a' : value < 10 ? value.toFixed(2) : value.toFixed(1));
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export interface ScaleResult {
+  size: number;
+  fillSeconds: number;
+  samples: Samples;
+  bytesPerEvaluation: number | null;
+}
+
+const labels: Record<Operation, string> = {
+  evaluate: 'evaluate (one input)',
+  readSingle: '`GET /evaluation/:id`, a single evaluation',
+  readBatchItem: '`GET /evaluation/:id`, an item of a 4096 batch',
+  feedbackSingle: 'feedback on a single evaluation',
+  feedbackBatchItem: 'feedback on an item of a 4096 batch',
+  listPage: 'list a page of 100 (with their feedback)',
+  deleteSingle: 'delete a single evaluation',
+  deleteBatchItem: 'delete an item of a 4096 batch',
+  storage: '`GET /storage`',
+  controlPut: 'control: bare IndexedDB put, N records',
+  controlGet: 'control: bare IndexedDB get, N records',
+};
+
+/**
+ * The results as a Markdown table: median ms per operation at each size, and the largest size's
+ * median over the smallest's (the target: at most 1.5).
+ */
+export function scaleTable(results: ScaleResult[]): string {
+  const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(1));
   const count = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
+  const first = results[0]!;
+  const last = results.at(-1)!;
   const lines = [
-    '| stored | evaluate | read single | read batch item | feedback single | feedback batch item | list 100 | delete single | delete batch item | GET /storage | floor write / read | bytes/evaluation |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| operation | ${results.map((result) => count(result.size)).join(' | ')} | ${count(last.size)} ÷ ${count(first.size)} |`,
+    `|---|${results.map(() => '---|').join('')}---|`,
   ];
-  for (const row of rows) {
-    lines.push(
-      `| ${count(row.stored)} | ${ms(row.evaluate)} | ${ms(row.readSingle)} | ${ms(row.readBatchItem)} | ${ms(row.feedbackSingle)} | ${ms(row.feedbackBatchItem)} | ${ms(row.listPage)} | ${ms(row.deleteSingle)} | ${ms(row.deleteBatchItem)} | ${ms(row.storage)} | ${ms(row.floorWrite)} / ${ms(row.floorRead)} | ${row.bytesPerEvaluation === null ? 'n/a' : Math.round(row.bytesPerEvaluation)} |`,
-    );
+  for (const name of OPERATIONS) {
+    const medians = results.map((result) => median(result.samples[name]));
+    lines.push(`| ${labels[name]} | ${medians.map(ms).join(' | ')} | ${(medians.at(-1)! / medians[0]!).toFixed(2)} |`);
   }
+  const itemOverSingle = (item: Operation, single: Operation) =>
+    results.map((result) => (median(result.samples[item]) / median(result.samples[single])).toFixed(2)).join(' | ');
+  lines.push(`| read: batch item ÷ single | ${itemOverSingle('readBatchItem', 'readSingle')} | |`);
+  lines.push(`| feedback: batch item ÷ single | ${itemOverSingle('feedbackBatchItem', 'feedbackSingle')} | |`);
+  if (results.every((result) => result.bytesPerEvaluation !== null)) {
+    lines.push(`| bytes stored per evaluation (\`estimate()\`) | ${results.map((result) => Math.round(result.bytesPerEvaluation!)).join(' | ')} | |`);
+  }
+  lines.push(`| seconds to fill (bulk) | ${results.map((result) => result.fillSeconds.toFixed(0)).join(' | ')} | |`);
   return lines.join('\n');
 }

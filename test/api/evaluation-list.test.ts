@@ -91,6 +91,23 @@ test('filters: ?version= lists one version\'s logs, ?feedback=true|false those w
   expect((await list('?version=no-such-version')).body).toEqual({ evaluations: [], next: null });
 });
 
+test('pages across many records: singles and batches mixed, with and without the feedback filter', async () => {
+  // more records than one read of a listing takes, so pages span reads and end on their edges
+  const ids: string[] = [];
+  for (let i = 0; i < 40; i++) ids.push(...(await evaluate(i % 13 === 0 ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].slice(0, 2 + (i % 7)) : [i % 10])));
+  const rated = ids.filter((_, i) => i % 3 === 0);
+  for (const reqID of rated) await t.call('POST', `evaluation/${reqID}/feedback`, { key, body: { stars: 2 } });
+  const newestFirst = [...ids].reverse();
+  for (const limit of [1, 5, 16, 17, 30, 1000]) expect(await listAll(limit)).toEqual(newestFirst);
+  const withFeedback = newestFirst.filter((reqID) => rated.includes(reqID));
+  for (const limit of [1, 4, 100]) {
+    expect(await listAll(limit, '&feedback=true')).toEqual(withFeedback);
+    expect(await listAll(limit, '&feedback=false')).toEqual(newestFirst.filter((reqID) => !rated.includes(reqID)));
+  }
+  const page = (await list('?limit=20&feedback=true')).body;
+  for (const entry of page.evaluations) expect(entry.feedback.map((feedback: { data: unknown }) => feedback.data)).toEqual([{ stars: 2 }]);
+});
+
 test('a bad limit, cursor or filter is a clear 400 that changes nothing', async () => {
   await evaluate([1]);
   for (const query of ['?limit=0', '?limit=1001', '?limit=abc', '?limit=1.5', '?limit=-3', '?limit=']) {
