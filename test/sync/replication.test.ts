@@ -1,7 +1,7 @@
 // Sync end to end (docs/SYNC.md): a `fuzzbox/node` server (PGlite files in the `pglite` project,
 // the real PostgreSQL server in `postgres`) and two browser-side services over fake-indexeddb,
 // over real HTTP, offline and online in the orders the test sets.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { FuzzboxServer } from '../../src/node/index.js';
 import { browser, exported, request, serverStorage, startServer, type Replica } from './support.js';
 
@@ -14,12 +14,15 @@ const tipping = (name = 'tipping', high = 30) => ({
 
 let storage: Awaited<ReturnType<typeof serverStorage>>;
 let server: FuzzboxServer;
+/** each test's own account on the server */
 let apiKey: string;
 const opened: Replica[] = [];
 
 beforeAll(async () => {
   storage = await serverStorage();
   server = await startServer(storage);
+});
+beforeEach(async () => {
   apiKey = (await server.createAccount('sync')).apiKey;
 });
 afterAll(async () => {
@@ -30,8 +33,8 @@ afterAll(async () => {
 
 const onServer = (method: string, path: string, body?: unknown) => request(server.handle, server.url, apiKey, method, path, body);
 
-function replica(): Replica {
-  const made = browser(server.url, apiKey);
+function replica(options: { batchSize?: number } = {}): Replica {
+  const made = browser(server.url, apiKey, options);
   opened.push(made);
   return made;
 }
@@ -57,7 +60,7 @@ async function syncAll(...replicas: Replica[]): Promise<void> {
 }
 
 describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_STORE ?? 'pglite'}`, () => {
-  test('offline edits on both sides converge: same records everywhere, the later PUT latest, a delete wins', async () => {
+  test.each([['B', 'A'], ['A', 'B']])('offline edits on both sides converge (%s reconnects first): same records everywhere, the later PUT latest, a delete wins', async (first) => {
     const a = replica();
     const b = replica();
     // offline, A creates two agents and uses them; then it meets the server, and B meets it too
@@ -85,11 +88,12 @@ describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_S
     // an answer of A's older version, logged offline, stays logged against that version
     expect(byA.latestVersion).not.toBe(byB.latestVersion);
 
-    // B reconnects first, then A, then B again to take what A brought
-    b.network.online = true;
-    await syncAll(b);
-    a.network.online = true;
-    await syncAll(a, b);
+    // one reconnects, then the other, then the first again to take what the other brought
+    const [one, two] = first === 'B' ? [b, a] : [a, b];
+    one.network.online = true;
+    await syncAll(one);
+    two.network.online = true;
+    await syncAll(two, one);
 
     const everywhere = [
       (path: string) => a.call('GET', path),
@@ -110,14 +114,86 @@ describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_S
       }
       expect((await get(`evaluation/${fromA[0]}`)).body.versionID).toBe(byA.latestVersion);
     }
-    const [onA, onB, onTheServer] = await Promise.all([
-      exported(a.service.handle, 'http://browser.test/', apiKey),
-      exported(b.service.handle, 'http://browser.test/', apiKey),
-      exported(server.handle, server.url, apiKey),
-    ]);
-    expect(onA.length).toBeGreaterThan(80);
-    expect(onA).toEqual(onTheServer);
-    expect(onB).toEqual(onTheServer);
-    for (const at of [a, b]) expect((await at.service.sync!.status()).pending).toBe(0);
+    expect((await sameEverywhere(a, b)).length).toBeGreaterThan(80);
+  });
+});
+
+/** The three stores hold the same records (GET /export, less what each numbers itself); nothing waits to be pushed. */
+async function sameEverywhere(...replicas: Replica[]): Promise<string[]> {
+  const onTheServer = await exported(server.handle, server.url, apiKey);
+  for (const at of replicas) {
+    expect(await exported(at.service.handle, 'http://browser.test/', apiKey)).toEqual(onTheServer);
+    expect((await at.service.sync!.status()).pending).toBe(0);
+  }
+  return onTheServer;
+}
+
+describe('faults', () => {
+  test('the network drops after the server stored a push: the next round sends it again, which changes nothing', async () => {
+    const a = replica();
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    await evaluate(a, agent.id, 30);
+    a.network.online = true;
+    a.network.failAfterServer = { path: 'sync/push' };
+    const failed = await a.service.sync!.now();
+    expect(failed.lastError).toContain('connection dropped');
+    expect(failed.pending).toBe(1 + 30 + 15);
+    // the server has it all already
+    expect((await onServer('GET', `agent/${agent.id}`)).status).toBe(200);
+    const pushes = a.network.requests.filter((line) => line.includes('sync/push')).length;
+    const retried = await a.service.sync!.now();
+    expect(retried).toMatchObject({ lastError: null, pending: 0 });
+    expect(a.network.requests.filter((line) => line.includes('sync/push')).length).toBe(pushes + 1);
+    await sameEverywhere(a);
+  });
+
+  test('the network drops mid-pull: what was stored stays, the next round goes on from its checkpoint', async () => {
+    const a = replica();
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    await evaluate(a, agent.id, 60);
+    a.network.online = true;
+    await syncAll(a);
+    const b = replica({ batchSize: 20 });
+    b.network.online = true;
+    // the third page breaks off after 300 bytes
+    let pulls = 0;
+    b.network.beforeRequest = async (url) => {
+      if (url.pathname.endsWith('sync/pull') && ++pulls === 3) b.network.cutAnswer = { path: 'sync/pull', after: 300 };
+    };
+    const failed = await b.service.sync!.now();
+    expect(failed.lastError).toContain('dropped mid-answer');
+    const resumedFrom = new URL(b.network.requests.filter((line) => line.includes('sync/pull')).at(-1)!.split(' ')[1]!).searchParams.get('checkpoint');
+    expect(resumedFrom).not.toBeNull();
+    b.network.beforeRequest = undefined;
+    await syncAll(b);
+    // the round after the break asked from the checkpoint the break left, not from the start
+    const next = b.network.requests.filter((line) => line.includes('sync/pull'))[3]!;
+    expect(new URL(next.split(' ')[1]!).searchParams.get('checkpoint')).toBe(resumedFrom);
+    await sameEverywhere(a, b);
+  });
+
+  test('the server restarts mid-sync: the round fails, the next one completes from where it stopped', async () => {
+    const a = replica({ batchSize: 25 });
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    await evaluate(a, agent.id, 80);
+    a.network.online = true;
+    // the second push finds the server stopped; it is back for the next round
+    let pushes = 0;
+    a.network.beforeRequest = async (url) => {
+      if (url.pathname.endsWith('sync/push') && ++pushes === 2) {
+        const port = server.port;
+        await server.close();
+        a.network.beforeRequest = undefined;
+        restart = startServer(storage, port).then((started) => void (server = started));
+      }
+    };
+    let restart: Promise<void> | undefined;
+    const failed = await a.service.sync!.now();
+    expect(failed.lastError).toMatch(/fetch failed|ECONNREFUSED|other side closed/);
+    expect(failed.pending).toBeGreaterThan(0);
+    expect(failed.pending).toBeLessThan(1 + 80 + 40);
+    await restart;
+    await syncAll(a);
+    await sameEverywhere(a);
   });
 });

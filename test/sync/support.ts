@@ -40,8 +40,12 @@ export async function startServer(storage: { database?: string; dataDir?: string
  */
 export class Network {
   online = false;
-  /** bytes sent and received, by path */
+  /** bytes sent and received */
   readonly bytes = { sent: 0, received: 0 };
+  /** every request's method and URL, in order */
+  readonly requests: string[] = [];
+  /** runs before each request reaches the server (a test's hook: restart the server, …) */
+  beforeRequest: ((url: URL) => Promise<void>) | undefined;
   /** the next request matching `path` is delivered, then its answer is lost */
   failAfterServer: { path: string } | undefined;
   /** the next answer to a request matching `path` breaks after this many bytes */
@@ -49,6 +53,8 @@ export class Network {
 
   readonly fetch = async (input: string, init?: RequestInit): Promise<Response> => {
     if (!this.online) throw new TypeError('fetch failed: the network is down (test)');
+    this.requests.push(`${init?.method ?? 'GET'} ${input}`);
+    await this.beforeRequest?.(new URL(input));
     const sent = typeof init?.body === 'string' ? Buffer.byteLength(init.body) : 0;
     this.bytes.sent += sent;
     const response = await fetch(input, init);

@@ -49,7 +49,7 @@ export async function exportAccount({ service, userID }: Context): Promise<Respo
   });
 }
 
-export function checkContentType(contentType: string | null): void {
+function checkContentType(contentType: string | null): void {
   if (contentType === null) return;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
@@ -78,7 +78,7 @@ function firstIssue(error: ZodError): string {
   return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
 }
 
-export function readHeader(line: Line | undefined): void {
+function readHeader(line: Line | undefined): void {
   if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
   const parsed = backupHeaderSchema.safeParse(parseLine(line));
   if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
@@ -105,19 +105,22 @@ export function readRecord(line: Line): ImportRecord {
   return record.kind === 'version' ? { ...record, parsed_rules: parsedRules } : record;
 }
 
+/** Stores a batch of records in the caller's account, one transaction. */
+export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<{ imported: number; unchanged: number }>;
+
 /**
- * POST /import: a backup into the caller's account, streamed line by line and stored
- * IMPORT_BATCH records per transaction. A refused line stops the import: its batch is not
- * stored, the batches before it are, and importing the file again skips those (docs/REST.md).
+ * A backup body (POST /import, POST /sync/push) read line by line as it streams in and stored by
+ * `store` IMPORT_BATCH records at a time. A refused line stops the read: its batch is not stored,
+ * the batches before it are, and sending the whole body again skips those (docs/REST.md).
  */
-export async function importAccount({ request, service, userID }: Context): Promise<Response> {
+export async function storeBackup(request: Request, store: StoreBatch, inspect?: (record: ImportRecord) => void): Promise<ImportResult> {
   checkContentType(request.headers.get('content-type'));
   const lines = readLines(request.body, MAX_LINE_BYTES);
   const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
   let batch: Array<{ line: number; record: ImportRecord }> = [];
   let storedThrough = 1; // the header
-  const store = async () => {
-    const { imported, unchanged } = await service.store.importRecords(userID, batch);
+  const flush = async () => {
+    const { imported, unchanged } = await store(batch);
     result.imported += imported;
     result.unchanged += unchanged;
     storedThrough = batch.at(-1)!.line;
@@ -129,17 +132,24 @@ export async function importAccount({ request, service, userID }: Context): Prom
     for await (const line of lines) {
       result.lines = line.number;
       if (line.text.trim() === '') continue;
-      batch.push({ line: line.number, record: readRecord(line) });
-      if (batch.length === IMPORT_BATCH) await store();
+      const record = readRecord(line);
+      inspect?.(record);
+      batch.push({ line: line.number, record });
+      if (batch.length === IMPORT_BATCH) await flush();
     }
-    if (batch.length > 0) await store();
+    if (batch.length > 0) await flush();
   } catch (error) {
     throw partly(error, storedThrough);
   } finally {
     // a refusal before the end stops the sender (the generator's own finally cancels the body)
     await lines.return(undefined);
   }
-  return json(result);
+  return result;
+}
+
+/** POST /import: a backup into the caller's account (`storeBackup`). */
+export async function importAccount({ request, service, userID }: Context): Promise<Response> {
+  return json(await storeBackup(request, (batch) => service.store.importRecords(userID, batch)));
 }
 
 /** A refusal after some batches were stored says which lines are in, and that a re-run skips them. */

@@ -1,14 +1,12 @@
 // Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
 // checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
-import { BACKUP_FORMAT, BACKUP_VERSION, type ImportResult } from '../../schema/backup.js';
+import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
-import type { ImportRecord } from '../../store/backup.js';
 import { timestamp } from '../../store/ids.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { readLines } from '../ndjson.js';
-import { checkContentType, IMPORT_BATCH, MAX_LINE_BYTES, NDJSON, readHeader, readRecord } from './backup.js';
+import { NDJSON, storeBackup } from './backup.js';
 
 /** `?replica=`: the id a replica sends with its pushes and pulls, so that its pulls leave out what it pushed. */
 function replicaOf(url: URL): string | undefined {
@@ -37,33 +35,13 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
  * replica that lost the answer simply sends it again.
  */
 export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
-  checkContentType(request.headers.get('content-type'));
   const replica = replicaOf(url);
-  const lines = readLines(request.body, MAX_LINE_BYTES);
-  const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
   let feedback = false;
-  let batch: Array<{ line: number; record: ImportRecord }> = [];
-  const store = async () => {
-    const { imported, unchanged } = await service.store.mergeRecords(userID, batch, replica);
-    result.imported += imported;
-    result.unchanged += unchanged;
-    batch = [];
-  };
-  try {
-    readHeader((await lines.next()).value || undefined);
-    result.lines = 1;
-    for await (const line of lines) {
-      result.lines = line.number;
-      if (line.text.trim() === '') continue;
-      const record = readRecord(line);
-      if (record.kind === 'feedback') feedback = true;
-      batch.push({ line: line.number, record });
-      if (batch.length === IMPORT_BATCH) await store();
-    }
-    if (batch.length > 0) await store();
-  } finally {
-    await lines.return(undefined);
-  }
+  const result = await storeBackup(
+    request,
+    (batch) => service.store.mergeRecords(userID, batch, replica),
+    (record) => void (feedback ||= record.kind === 'feedback'),
+  );
   // autopilot runs on the server over every replica's data: new feedback is news for its agents
   if (feedback && result.imported > 0) {
     for (const agent of await service.store.listAgents(userID)) {

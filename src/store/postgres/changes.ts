@@ -51,7 +51,7 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
     // what the caller pushed is skipped, not left out of the count: a page of nothing but its own
     // records still moves the checkpoint on
     const result = await sql.query<{ sync_tx: string; sync_seq: string; echo: boolean }>(
-      `SELECT ${columns}, sync_tx::text, sync_seq::text, ${pushed ? 'sync_origin IS NOT DISTINCT FROM $6' : 'false'} AS echo FROM ${table}
+      `SELECT ${columns}, sync_tx::text, sync_seq::text, ${pushed ? 'COALESCE(sync_origin = $6, false)' : 'false'} AS echo FROM ${table}
        WHERE user_id = $1 AND sync_tx < $2::xid8 AND (sync_tx, sync_seq) > ($3::xid8, $4::bigint)
        ORDER BY sync_tx, sync_seq LIMIT $5`,
       [userID, horizon, String(from.tx), seq, limit + 1, ...(pushed ? [replica ?? null] : [])],
