@@ -11,7 +11,7 @@ import { compileOrReject } from './compiled-agents.js';
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
 export const CANDIDATE_SHARE = 0.5;
 /** A proposal is made after this many new evaluations with feedback on the metrics (and the optimiser's minimum). */
-export const PROPOSE_EVERY = 150;
+export const PROPOSE_EVERY = 100;
 /** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
 export const WINDOW = 2000;
 /** Background checks run after this many feedback posts on an agent (and on the first after a start). */
@@ -58,6 +58,17 @@ export async function readCombinedLog(store: FuzzboxStore, userID: string, agent
   }
   entries.sort((a, b) => (a.evaluation.createdAt < b.evaluation.createdAt ? -1 : a.evaluation.createdAt > b.evaluation.createdAt ? 1 : 0));
   return { agent, entries };
+}
+
+/** An entry as the learner reads it. */
+function logged({ evaluation, value }: CombinedEntry): learn.LoggedEvaluation {
+  return {
+    input: evaluation.input,
+    crisp: evaluation.crisp,
+    ...(evaluation.returned ? { returned: evaluation.returned } : {}),
+    ...(evaluation.density === undefined ? {} : { density: evaluation.density }),
+    metric: value,
+  };
 }
 
 /** Autopilot is on for an agent with `performance` unless switched off. */
@@ -164,49 +175,59 @@ export class Autopilot {
 
   async #judge(userID: string, agent: AgentRecord, state: AutopilotRecord, entries: readonly CombinedEntry[]): Promise<void> {
     const candidate = state.candidate!;
-    const fresh = entries.filter(({ evaluation }) => evaluation.createdAt >= candidate.since);
-    const arm = (versionID: string) => fresh.filter(({ evaluation }) => evaluation.versionID === versionID).map(({ value }) => value);
-    const current = arm(candidate.basedOn);
-    const tried = arm(candidate.versionID);
+    // after the evaluations the proposal saw (a clock that has not moved on cannot tell them apart)
+    const seen = Math.min(candidate.seen ?? 0, entries.length);
+    const fresh = entries.slice(seen).filter(({ evaluation }) => evaluation.createdAt >= candidate.since);
+    const earlier = entries.slice(Math.max(0, seen - WINDOW), seen);
+    const compiled = compileOrReject(agent);
+    const adjusted = learn.situationAdjusted(earlier.map(logged), fresh.map(logged), compiled.inputs, compiled.outputs);
+    const arms = (versionID: string) => {
+      const raw: number[] = [];
+      const relative: number[] = [];
+      fresh.forEach(({ evaluation, value }, i) => {
+        if (evaluation.versionID !== versionID) return;
+        raw.push(value);
+        relative.push(adjusted[i]!);
+      });
+      return { raw, relative };
+    };
+    const currentArm = arms(candidate.basedOn);
+    const triedArm = arms(candidate.versionID);
+    const [current, tried] = [currentArm.raw, triedArm.raw];
     const decidedAt = timestamp();
     let trial: TrialRecord;
     if (agent.latestVersion !== candidate.basedOn) {
       trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
     } else {
-      const decision = decideTrial(current, tried, 'maximize');
+      const decision = decideTrial(currentArm.relative, triedArm.relative, 'maximize');
       if (decision.verdict === 'continue') return;
       trial = {
         versionID: candidate.versionID,
         basedOn: candidate.basedOn,
         outcome: decision.verdict === 'adopt' ? 'adopted' : 'dropped',
         pValue: decision.pValue,
-        current: decision.current,
-        candidate: decision.candidate,
+        current: summarise(current),
+        candidate: summarise(tried),
         decidedAt,
       };
       if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     }
+    // the trial's feedback is new data for the next proposal, which may follow at once
     const { candidate: _done, ...rest } = state;
-    await this.write(userID, { ...rest, usedFeedback: entries.length, trials: [...state.trials, trial] });
+    await this.write(userID, { ...rest, trials: [...state.trials, trial] });
   }
 
   async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: readonly CombinedEntry[]): Promise<void> {
-    // Exactly the next PROPOSE_EVERY after the last proposal, however late this step runs: the
+    // Whole multiples of PROPOSE_EVERY after the last proposal, however late this step runs: the
     // same feedback always gives the same proposal.
-    const entries = all.slice(0, state.usedFeedback + PROPOSE_EVERY);
-    const window = entries.slice(-WINDOW);
-    const log = window.map(({ evaluation, value }): learn.LoggedEvaluation => ({
-      input: evaluation.input,
-      crisp: evaluation.crisp,
-      ...(evaluation.returned ? { returned: evaluation.returned } : {}),
-      ...(evaluation.density === undefined ? {} : { density: evaluation.density }),
-      metric: value,
-    }));
+    const entries = all.slice(0, state.usedFeedback + PROPOSE_EVERY * Math.floor((all.length - state.usedFeedback) / PROPOSE_EVERY));
+    const log = entries.slice(-WINDOW).map(logged);
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
       seed: 1,
       estimationPoints: ESTIMATION_POINTS,
       sliceMs: SLICE_MS,
+      structure: true,
     });
     // A trial costs traffic: only a proposal whose out-of-sample gain is clearly positive gets one.
     if (result.status !== 'optimized' || result.changes.length === 0 || !(result.offPolicy && result.offPolicy.gain.low > 0)) {
@@ -233,7 +254,7 @@ export class Autopilot {
     await this.write(userID, {
       ...state,
       usedFeedback: entries.length,
-      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition: body },
+      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.length, definition: body },
     });
   }
 }

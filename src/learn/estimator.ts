@@ -50,21 +50,27 @@ export class MetricEstimator {
     this.#outputFactor = bandwidths.output.map((h) => 1 / (2 * h * h));
   }
 
-  /** The estimated metric at each point, for `outputs` (points × outputs, shares of range, NaN = none). */
-  estimateEach(outputs: Float64Array): Float64Array {
-    const { k, points, index } = this.#hoods;
+  /**
+   * The estimated metric at each point, for `outputs` (points × outputs, shares of range, NaN =
+   * none); with `only`, at those points (indices into the neighbourhoods' points) only, `outputs`
+   * then holding one row per index of `only`.
+   */
+  estimateEach(outputs: Float64Array, only?: Int32Array): Float64Array {
+    const { k, index } = this.#hoods;
     const outputCount = this.#outputFactor.length;
     const returned = this.#data.returned;
     const metric = this.#data.metric;
-    const estimates = new Float64Array(points.length);
-    for (let p = 0; p < points.length; p++) {
+    const count = only ? only.length : this.#hoods.points.length;
+    const estimates = new Float64Array(count);
+    for (let row = 0; row < count; row++) {
+      const p = only ? only[row]! : row;
       let sum = PRIOR_WEIGHT * this.#localMean[p]!;
       let weight = PRIOR_WEIGHT;
       for (let n = p * k; n < (p + 1) * k; n++) {
         const j = index[n]!;
         let exponent = 0;
         for (let o = 0; o < outputCount; o++) {
-          const y = outputs[p * outputCount + o]!;
+          const y = outputs[row * outputCount + o]!;
           const r = returned[j * outputCount + o]!;
           const yMissing = y !== y;
           if (yMissing || r !== r) {
@@ -78,7 +84,7 @@ export class MetricEstimator {
         sum += w * metric[j]!;
         weight += w;
       }
-      estimates[p] = sum / weight;
+      estimates[row] = sum / weight;
     }
     return estimates;
   }

@@ -6,3 +6,4 @@ export { explore, MAX_EXPLORATION } from './explore.js';
 export { seededRandom, type Random } from './random.js';
 export { AUTOPILOT_SCALE, exploreTruncated, explorationDensity } from './policy.js';
 export type { OffPolicyEstimate } from './offpolicy.js';
+export { situationAdjusted } from './trial.js';

@@ -1,5 +1,6 @@
 import { compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs } from '../engine/types.js';
+import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator } from './estimator.js';
 import { nearestNeighbours } from './neighbours.js';
@@ -32,6 +33,11 @@ export interface OptimizeOptions {
   readonly yieldControl?: () => Promise<void>;
   /** the longest the search runs between two yields (default 30 ms) */
   readonly sliceMs?: number;
+  /**
+   * May change the structure (default false): propose a table agent (src/learn/cells.ts), one
+   * rule per cell of the inputs, each cell's answer placed where the log says the metric is best
+   */
+  readonly structure?: boolean;
 }
 
 export type OptimizeResult =
@@ -122,11 +128,52 @@ export async function optimizeAgent(
     return sign * estimator.estimate(outputs);
   };
 
+  let lastYield = performance.now();
+  /** Out of sample, when the log carries densities: the doubly robust estimate of `proposal` against the agent given. */
+  const offPolicyOf = async (proposal: AgentDefinition): Promise<OffPolicyEstimate | undefined> => {
+    if (!data.density.some((density) => density > 0)) return undefined;
+    await yieldControl();
+    // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
+    const sampled = data.size > OFF_POLICY_MOST ? Array.from(samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2)), (i) => log[i]!) : log;
+    const offData = sampled === log ? data : datasetOf(sampled.map((entry) => ({ ...entry, metric: entry.metric / metricScale })), compiled.inputs, compiled.outputs);
+    const all = outputsAt(definition, offData.agentInputs, offData)!;
+    const proposed = outputsAt(proposal, offData.agentInputs, offData)!;
+    const estimate = offPolicyEstimate(offData, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
+    const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
+    return { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
+  };
   const threshold = MIN_GAIN * standardDeviation(data.metric);
+  const perInput = options.structure ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
+  if (perInput > 0 && !data.inputs.some(Number.isNaN)) {
+    const table = await searchTable(definition, cellLayout(definition, perInput), {
+      data,
+      points,
+      estimator,
+      pointInputs,
+      threshold,
+      sign,
+      random,
+      budget,
+      progress: () => {
+        done++;
+        report();
+      },
+      pause: async (force) => {
+        if (force || performance.now() - lastYield > sliceMs) {
+          await yieldControl();
+          lastYield = performance.now();
+        }
+      },
+    });
+    done = budget;
+    report();
+    const after = estimator.estimate(outputsAt(table.definition, pointInputs, data)!) * metricScale;
+    const offPolicy = await offPolicyOf(table.definition);
+    return { status: 'optimized', definition: table.definition, evaluationsUsed: data.size, before: estimator.estimate(initialOutputs) * metricScale, after, changes: table.changes, ...(offPolicy ? { offPolicy } : {}) };
+  }
   let best = tuning.initial;
   let bestScore = sign * estimator.estimate(initialOutputs);
   const before = sign * bestScore * metricScale;
-  let lastYield = performance.now();
   // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
   // nothing tries every move at every step size whatever its order, so the answer is a fixed
   // point: optimising it again with the same log changes nothing.
@@ -166,18 +213,7 @@ export async function optimizeAgent(
   done = budget;
   report();
   const proposal = tuning.definitionOf(best);
-  let offPolicy: OffPolicyEstimate | undefined;
-  if (data.density.some((density) => density > 0)) {
-    await yieldControl();
-    // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
-    const sampled = data.size > OFF_POLICY_MOST ? Array.from(samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2)), (i) => log[i]!) : log;
-    const offData = sampled === log ? data : datasetOf(sampled.map((entry) => ({ ...entry, metric: entry.metric / metricScale })), compiled.inputs, compiled.outputs);
-    const all = outputsAt(definition, offData.agentInputs, offData)!;
-    const proposed = outputsAt(proposal, offData.agentInputs, offData)!;
-    const estimate = offPolicyEstimate(offData, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
-    const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
-    offPolicy = { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
-  }
+  const offPolicy = await offPolicyOf(proposal);
   return {
     status: 'optimized',
     definition: proposal,
@@ -187,6 +223,117 @@ export async function optimizeAgent(
     changes: tuning.changes(best),
     ...(offPolicy ? { offPolicy } : {}),
   };
+}
+
+interface TableSearch {
+  readonly data: Dataset;
+  /** the estimation points (indices into data) and their inputs */
+  readonly points: Int32Array;
+  readonly pointInputs: readonly Inputs[];
+  readonly estimator: MetricEstimator;
+  /** the least gain in the mean estimate (over all points) a change must bring */
+  readonly threshold: number;
+  /** 1 when maximising, −1 when minimising */
+  readonly sign: number;
+  readonly random: () => number;
+  readonly budget: number;
+  readonly progress: () => void;
+  readonly pause: (force?: boolean) => Promise<void>;
+}
+
+/** Answers tried per cell and output: evenly over what the log returned near the cell, widened by the exploration's spread. */
+const TABLE_GRID = 21;
+/** Passes over the cells; each cell's answer depends little on the others', so two or three settle. */
+const TABLE_PASSES = 3;
+
+/**
+ * Places each cell's answer, one output of one cell at a time in a seeded order, at the value of a
+ * grid over the answers logged near that cell whose estimated metric is best (the estimate of the
+ * whole agent, computed only at the points the cell's rule reaches: the rest do not change). The
+ * grid spans what was returned there, widened by the exploration's spread, so a cell moves at most
+ * about that far beyond what the log has seen.
+ */
+async function searchTable(original: AgentDefinition, layout: CellLayout, search: TableSearch): Promise<{ definition: AgentDefinition; changes: Change[] }> {
+  const { data, points, pointInputs, estimator, threshold, sign, random } = search;
+  const outputCount = layout.outputs.length;
+  const inputCount = layout.inputs.length;
+  const current = original.rules.length === layout.cells.length ? tableValues(original, layout) : undefined;
+  const initial = current ?? valuesAtCentres(original, layout);
+  const values = Float64Array.from(initial);
+  // the estimation points each cell's rule may reach
+  const reached: number[][] = layout.cells.map(() => []);
+  points.forEach((point, p) => {
+    for (const cell of cellsFiring(layout, data.inputs.subarray(point * inputCount, (point + 1) * inputCount))) reached[cell]!.push(p);
+  });
+  const scoreAt = (candidate: Float64Array, at: Int32Array): number => {
+    const outputs = outputsAt(tableAgent(original, layout, candidate), Array.from(at, (p) => pointInputs[p]!), data);
+    if (!outputs) return -Infinity;
+    let sum = 0;
+    for (const value of estimator.estimateEach(outputs, at)) sum += value;
+    return sign * sum;
+  };
+  let done = 0;
+  for (let pass = 0; pass < TABLE_PASSES; pass++) {
+    let moved = false;
+    for (const cell of shuffle(layout.cells.map((_, c) => c), random)) {
+      const at = Int32Array.from(reached[cell]!);
+      if (at.length === 0) continue;
+      for (let o = 0; o < outputCount; o++) {
+        const { range } = layout.outputs[o]!;
+        const width = range[1] - range[0] || 1;
+        const logged = Array.from(at, (p) => data.returned[points[p]! * outputCount + o]!).filter((v) => v === v).sort((a, b) => a - b);
+        if (logged.length === 0) continue;
+        const spread = data.explorationSpread[o]!;
+        const low = Math.max(0, logged[Math.floor(logged.length * 0.02)]! - spread);
+        const high = Math.min(1, logged[Math.ceil(logged.length * 0.98) - 1]! + spread);
+        const index = cell * outputCount + o;
+        let bestValue = values[index]!;
+        let bestScore = scoreAt(values, at);
+        const start = bestScore;
+        for (let g = 0; g < TABLE_GRID; g++) {
+          if (done >= search.budget) break;
+          const candidate = Float64Array.from(values);
+          candidate[index] = range[0] + (low + ((high - low) * g) / (TABLE_GRID - 1)) * width;
+          const score = scoreAt(candidate, at);
+          done++;
+          search.progress();
+          if (score > bestScore) [bestValue, bestScore] = [candidate[index]!, score];
+          await search.pause();
+        }
+        if (bestScore > start + threshold * points.length && bestValue !== values[index]) {
+          values[index] = bestValue;
+          moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+  const definition = tableAgent(original, layout, values);
+  const changes: Change[] = [];
+  layout.cells.forEach((_, c) =>
+    layout.outputs.forEach(({ name }, o) => {
+      const from = initial[c * outputCount + o]!;
+      const to = definition.outputs[name]![layout.setNames[c]!]![1]!;
+      if (Math.abs(to - from) > 1e-9 * (Math.abs(from) + 1)) changes.push({ kind: 'set', side: 'outputs', variable: name, set: layout.setNames[c]!, point: 1, from, to });
+    }),
+  );
+  return { definition, changes };
+}
+
+/** The answers of an agent that is already this layout's table (its rules and cell sets), else undefined. */
+function tableValues(definition: AgentDefinition, layout: CellLayout): Float64Array | undefined {
+  const skeleton = tableAgent(definition, layout, new Float64Array(layout.cells.length * layout.outputs.length));
+  if (skeleton.rules.some((rule, i) => rule !== definition.rules[i])) return undefined;
+  if (JSON.stringify(skeleton.inputs) !== JSON.stringify(definition.inputs)) return undefined;
+  const values = new Float64Array(layout.cells.length * layout.outputs.length);
+  for (const [c, set] of layout.setNames.entries()) {
+    for (const [o, { name }] of layout.outputs.entries()) {
+      const points = definition.outputs[name]?.[set];
+      if (!points || points.length !== 3) return undefined;
+      values[c * layout.outputs.length + o] = points[1]!;
+    }
+  }
+  return values;
 }
 
 function insufficiency(data: Dataset, needed: number, firstValue: number | undefined): { needed: number; message: string } | undefined {

@@ -1,3 +1,5 @@
+import { datasetOf, type LoggedEvaluation, type VariableRanges } from './dataset.js';
+import { nearestNeighbours } from './neighbours.js';
 import { normalCdf } from './policy.js';
 import type { Goal } from './optimize.js';
 
@@ -5,8 +7,8 @@ import type { Goal } from './optimize.js';
  * When a candidate's trial is looked at: after this many feedback values from each arm. The trial
  * is decided at the first look where the evidence is clear, and at the last one at the latest.
  */
-export const TRIAL_LOOKS = [40, 80, 160, 320] as const;
-/** The family-wise level of the trial: each of the four looks tests at 10% / 4 (Bonferroni). */
+export const TRIAL_LOOKS = [20, 40, 80, 160, 320] as const;
+/** The family-wise level of the trial: each of the five looks tests at 10% / 5 (Bonferroni). */
 export const TRIAL_LEVEL = 0.1;
 /** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
 const WINSOR = 0.025;
@@ -77,4 +79,28 @@ export function decideTrial(current: readonly number[], candidate: readonly numb
   const behind = look > TRIAL_LOOKS[0] && pValue >= 0.5;
   const verdict = pValue < level ? 'adopt' : 1 - pValue < level || behind || last ? 'drop' : 'continue';
   return { verdict, pValue, current: currentSummary, candidate: candidateSummary };
+}
+
+/** Neighbours in input space that make a trial value's baseline. */
+const BASELINE_NEIGHBOURS = 32;
+
+/**
+ * Each trial value minus what evaluations logged *before* the trial earned in the same situation
+ * (the mean metric of its BASELINE_NEIGHBOURS nearest earlier evaluations in input space, inputs
+ * clamped to their ranges). The baseline is fixed before the trial and blind to which arm served
+ * the value, so the difference between the arms' means is unchanged in expectation, while most of
+ * the spread that comes from the situations (a hot day sells more whatever the price) is gone: the
+ * same test decides with far fewer values.
+ */
+export function situationAdjusted(before: readonly LoggedEvaluation[], trial: readonly LoggedEvaluation[], inputs: VariableRanges, outputs: VariableRanges): Float64Array {
+  if (before.length === 0) return Float64Array.from(trial, ({ metric }) => metric);
+  const data = datasetOf([...before, ...trial], inputs, outputs);
+  const pool = Int32Array.from(before, (_, i) => i);
+  const points = Int32Array.from(trial, (_, i) => before.length + i);
+  const { k, index } = nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool);
+  return Float64Array.from(trial, ({ metric }, p) => {
+    let sum = 0;
+    for (let n = p * k; n < (p + 1) * k; n++) sum += data.metric[index[n]!]!;
+    return metric - sum / k;
+  });
 }

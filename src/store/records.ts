@@ -72,6 +72,11 @@ export interface AutopilotRecord {
     versionID: string;
     basedOn: string;
     since: string;
+    /**
+     * how many evaluations with feedback on the metrics there were when it was proposed: the trial
+     * counts only those after them (and not older than `since`); absent on records written before
+     */
+    seen?: number;
     definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
   };
   trials: TrialRecord[];

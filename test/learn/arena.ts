@@ -108,7 +108,8 @@ export interface Play {
 
 /** Answers every situation; `learn` sees each outcome. */
 interface Player {
-  answer(situation: Inputs): Promise<Outputs> | Outputs;
+  /** `progress` (0 → 1 over the run) is for the players that know the world's rule; learners ignore it */
+  answer(situation: Inputs, progress: number): Promise<Outputs> | Outputs;
   learn?(situation: Inputs, answer: Outputs, outcome: number): Promise<void> | void;
   /** the answer it would give at the end, without exploring */
   greedy(situation: Inputs): Promise<Outputs> | Outputs;
@@ -123,7 +124,7 @@ export async function play(world: ArenaWorld, player: Player, count: number, see
   let total = 0;
   for (let i = 0; i < count; i++) {
     const situation = world.situation(situations);
-    const answer = await player.answer(situation);
+    const answer = await player.answer(situation, i / count);
     const outcome = world.expected(situation, answer, i / count) + world.noise(noise);
     total += outcome;
     await player.learn?.(situation, answer, outcome);
@@ -154,44 +155,75 @@ export function answerGrid(world: ArenaWorld, levels: number): Outputs[] {
   return grid;
 }
 
-/** Knows the world: the best answer of a fine grid in each situation (at the end of the run). */
+const fineGrid = (world: ArenaWorld) => answerGrid(world, Object.keys(world.agent.outputs).length > 1 ? 41 : 301);
+
+/** Knows the world: the best answer of a fine grid in each situation, at that moment of the run. */
 export function oraclePlayer(world: ArenaWorld): Player {
-  const grid = answerGrid(world, Object.keys(world.agent.outputs).length > 1 ? 41 : 301);
+  const grid = fineGrid(world);
   const best = (situation: Inputs, progress: number) => grid.reduce((a, b) => (world.expected(situation, b, progress) > world.expected(situation, a, progress) ? b : a));
-  return { answer: (situation) => best(situation, 1), greedy: (situation) => best(situation, 1) };
+  return { answer: best, greedy: (situation) => best(situation, 1) };
 }
 
-/** Knows the world: the one answer that is best on average over the situations, in hindsight. */
-export function bestFixedPlayer(world: ArenaWorld, seed: number): Player {
-  const grid = answerGrid(world, Object.keys(world.agent.outputs).length > 1 ? 41 : 301);
-  const random = seededRandom(seed);
-  const sample = Array.from({ length: 300 }, () => world.situation(random));
-  const value = (answer: Outputs) => sample.reduce((sum, situation) => sum + world.expected(situation, answer, 1), 0);
-  const best = grid.reduce((a, b) => (value(b) > value(a) ? b : a));
-  return { answer: () => best, greedy: () => best };
+/**
+ * Knows the world: the one answer that is best on average in hindsight, over the run's own
+ * situations (the same seed as `play`) while learning, and over the test situations at the end.
+ */
+export function bestFixedPlayer(world: ArenaWorld, seed: number, count: number, tests = 300): Player {
+  const grid = fineGrid(world);
+  const bestOver = (random: Random, size: number, progressOf: (i: number) => number) => {
+    const sample = Array.from({ length: size }, (_, i) => ({ situation: world.situation(random), progress: progressOf(i) }));
+    const value = (answer: Outputs) => sample.reduce((sum, { situation, progress }) => sum + world.expected(situation, answer, progress), 0);
+    return grid.reduce((a, b) => (value(b) > value(a) ? b : a));
+  };
+  const during = bestOver(seededRandom(seed), count, (i) => i / count);
+  const after = bestOver(seededRandom(seed + 2000), tests, () => 1);
+  return { answer: () => during, greedy: () => after };
 }
 
-/** UCB1 over a grid of answers (`levels` per output) in each of `buckets` equal slices of each input's range. */
-export function banditPlayer(world: ArenaWorld, levels = 10, buckets = 6): Player {
+export interface BanditSettings {
+  /** answers per output, evenly over its range */
+  readonly levels: number;
+  /** equal slices of each input's range, each learning on its own */
+  readonly buckets: number;
+  /** the exploration bonus: c × the outcomes' running standard deviation × √(2 ln t / n) */
+  readonly c: number;
+  /** the final answer: the arm with the best mean, or the arm played most */
+  readonly greedy: 'mean' | 'pulls';
+}
+
+/**
+ * UCB1 over a grid of answers in each bucket of the inputs. The bonus is scaled by the running
+ * standard deviation of all outcomes seen (a robust scale: one huge outcome does not blow it up
+ * for ever the way max |outcome| would); `c` and the final answer are tuned per world
+ * (bench/autopilot.bench.ts tunes them on other seeds than it reports).
+ */
+export function banditPlayer(world: ArenaWorld, settings: BanditSettings = { levels: 10, buckets: 6, c: 0.5, greedy: 'mean' }): Player {
+  const { levels, buckets, c } = settings;
   const grid = answerGrid(world, levels);
   const inputs = Object.entries(compileAgent(world.agent).inputs);
   const stats = new Map<string, { n: Float64Array; sum: Float64Array; total: number }>();
   const bucketOf = (situation: Inputs) =>
-    inputs.map(([name, { range }]) => Math.min(buckets - 1, Math.floor(((situation[name]! - range[0]) / (range[1] - range[0])) * buckets))).join(',');
+    inputs
+      .map(([name, { range }]) => Math.max(0, Math.min(buckets - 1, Math.floor(((situation[name]! - range[0]) / (range[1] - range[0])) * buckets))))
+      .join(',');
   const of = (situation: Inputs) => {
     const key = bucketOf(situation);
     let entry = stats.get(key);
     if (!entry) stats.set(key, (entry = { n: new Float64Array(grid.length), sum: new Float64Array(grid.length), total: 0 }));
     return entry;
   };
-  let scale = 1;
+  let count = 0;
+  let mean = 0;
+  let squares = 0;
+  const scale = () => (count > 1 ? Math.sqrt(squares / (count - 1)) : 1);
   return {
     answer(situation) {
       const entry = of(situation);
       let best = 0;
       let bestScore = -Infinity;
+      const bonus = c * scale();
       for (let a = 0; a < grid.length; a++) {
-        const score = entry.n[a] === 0 ? Infinity : entry.sum[a]! / entry.n[a]! + scale * Math.sqrt((2 * Math.log(entry.total + 1)) / entry.n[a]!);
+        const score = entry.n[a] === 0 ? Infinity : entry.sum[a]! / entry.n[a]! + bonus * Math.sqrt((2 * Math.log(entry.total + 1)) / entry.n[a]!);
         if (score > bestScore) [best, bestScore] = [a, score];
       }
       return grid[best]!;
@@ -202,15 +234,39 @@ export function banditPlayer(world: ArenaWorld, levels = 10, buckets = 6): Playe
       entry.n[a]! += 1;
       entry.sum[a]! += outcome;
       entry.total += 1;
-      scale = Math.max(scale, Math.abs(outcome) / 4);
+      count++;
+      const delta = outcome - mean;
+      mean += delta / count;
+      squares += delta * (outcome - mean);
     },
     greedy(situation) {
       const entry = of(situation);
-      let best = 0;
-      for (let a = 0; a < grid.length; a++) if (entry.n[a]! > 0 && entry.sum[a]! / entry.n[a]! > entry.sum[best]! / Math.max(1, entry.n[best]!)) best = a;
-      return grid[best]!;
+      let best = -1;
+      for (let a = 0; a < grid.length; a++) {
+        if (entry.n[a] === 0) continue;
+        if (best < 0) best = a;
+        else if (settings.greedy === 'pulls' ? entry.n[a]! > entry.n[best]! : entry.sum[a]! / entry.n[a]! > entry.sum[best]! / entry.n[best]!) best = a;
+      }
+      return grid[Math.max(0, best)]!;
     },
   };
+}
+
+/** The bandit's settings that do best on the final answers over `seeds` (not the seeds reported). */
+export async function tuneBandit(world: ArenaWorld, count: number, seeds: readonly number[]): Promise<BanditSettings> {
+  let best: BanditSettings | undefined;
+  let bestValue = -Infinity;
+  for (const levels of [6, 10, 15]) {
+    for (const c of [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5]) {
+      for (const greedy of ['mean', 'pulls'] as const) {
+        const settings = { levels, buckets: 6, c, greedy };
+        let value = 0;
+        for (const seed of seeds) value += (await play(world, banditPlayer(world, settings), count, seed)).final;
+        if (value > bestValue) [best, bestValue] = [settings, value];
+      }
+    }
+  }
+  return best!;
 }
 
 /** fuzzbox through its real handler: `POST /agent/:id` without parameters and feedback, nothing else. */

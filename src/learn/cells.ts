@@ -1,0 +1,145 @@
+import { compileAgent, evaluate, printRule } from '../engine/index.js';
+import type { AgentDefinition, Condition, Inputs, SetDefinition } from '../engine/types.js';
+
+/**
+ * A table agent learnt from the log: each input's range cut into cells (tent-shaped sets that hand
+ * over linearly between neighbouring cell centres), one rule per combination of cells, and one
+ * output set per rule placed where the log says the metric is best. It is an ordinary agent under
+ * the SPEC: a person reads it as a table ("IF temperature IS "near 16" THEN price IS "at 16"") and
+ * can edit it like any other. The original output sets stay in the definition, unused, so every
+ * output keeps the range its designer gave it (and with it the exploration's spread).
+ */
+export interface CellLayout {
+  /** the agent's inputs, each with its cell centres in ascending order */
+  readonly inputs: ReadonlyArray<{ readonly name: string; readonly centres: readonly number[] }>;
+  /** the agent's outputs with their ranges */
+  readonly outputs: ReadonlyArray<{ readonly name: string; readonly range: readonly [number, number] }>;
+  /** every combination of cells, as one index per input */
+  readonly cells: ReadonlyArray<readonly number[]>;
+  /** the output set names of each cell, one per output */
+  readonly setNames: readonly string[];
+}
+
+/** The most rules a table agent may have: beyond it the log (and a person) cannot fill the table. */
+export const MAX_CELLS = 36;
+/** Fewest and most cells per input. */
+const MIN_PER_INPUT = 3;
+const MAX_PER_INPUT = 10;
+/** Evaluations with feedback per cell that a table of that size needs. */
+export const EVALUATIONS_PER_CELL = 40;
+/** An output cell set's half-width, as a share of the output's range: narrow, so the answer is where the set is. */
+const HALF_WIDTH = 0.05;
+
+/** How many cells per input a log of `evaluations` supports for `inputCount` inputs; 0 when not even the fewest. */
+export function cellsPerInput(inputCount: number, evaluations: number): number {
+  if (inputCount === 0) return 0;
+  const total = Math.min(MAX_CELLS, Math.floor(evaluations / EVALUATIONS_PER_CELL));
+  const each = Math.min(MAX_PER_INPUT, Math.floor(total ** (1 / inputCount) + 1e-9));
+  return each >= MIN_PER_INPUT ? each : 0;
+}
+
+/** A short, readable number: at most 3 significant digits (more when cells are closer than that). */
+function label(value: number, step: number): string {
+  const digits = Math.max(0, Math.ceil(-Math.log10(Math.max(step, 1e-12))) + 1);
+  return String(Number(value.toFixed(Math.min(digits, 6))));
+}
+
+export function cellLayout(definition: AgentDefinition, perInput: number): CellLayout {
+  const compiled = compileAgent(definition);
+  const inputs = Object.entries(compiled.inputs).map(([name, { range }]) => ({
+    name,
+    centres: Array.from({ length: perInput }, (_, i) => range[0] + ((range[1] - range[0]) * i) / (perInput - 1)),
+  }));
+  const outputs = Object.entries(compiled.outputs).map(([name, { range }]) => ({ name, range }));
+  let cells: number[][] = [[]];
+  for (const { centres } of inputs) cells = cells.flatMap((cell) => centres.map((_, i) => [...cell, i]));
+  const labels = inputs.map(({ centres }) => centres.map((c) => label(c, centres.length > 1 ? centres[1]! - centres[0]! : 1)));
+  const setNames = cells.map((cell) => `at ${cell.map((i, d) => labels[d]![i]).join(' | ')}`);
+  return { inputs, outputs, cells, setNames };
+}
+
+const inputSetName = (layout: CellLayout, input: number, cell: number) => {
+  const { centres } = layout.inputs[input]!;
+  return `near ${label(centres[cell]!, centres.length > 1 ? centres[1]! - centres[0]! : 1)}`;
+};
+
+/** The tent sets of one input: a falling shoulder, triangles, a rising shoulder, handing over between centres. */
+function inputSets(layout: CellLayout, input: number): Record<string, SetDefinition> {
+  const { centres } = layout.inputs[input]!;
+  const sets: Record<string, SetDefinition> = {};
+  centres.forEach((centre, i) => {
+    const name = inputSetName(layout, input, i);
+    if (i === 0) sets[name] = [centre, centres[1]!];
+    else if (i === centres.length - 1) sets[name] = [centres[i - 1]!, centre];
+    else sets[name] = [centres[i - 1]!, centre, centres[i + 1]!];
+  });
+  return sets;
+}
+
+const roundTo = (value: number, quantum: number): number => Number((Math.round(value / quantum) * quantum).toPrecision(12));
+
+/** The output set that answers `value`: a narrow triangle around it, inside the range. */
+function outputSet(value: number, range: readonly [number, number]): SetDefinition {
+  const [min, max] = range;
+  const width = max - min;
+  const quantum = width > 0 ? 10 ** Math.floor(Math.log10(width)) / 1e4 : 1e-4;
+  const centre = Math.min(max, Math.max(min, roundTo(value, quantum)));
+  return [Math.max(min, roundTo(centre - HALF_WIDTH * width, quantum)), centre, Math.min(max, roundTo(centre + HALF_WIDTH * width, quantum))];
+}
+
+/**
+ * The table agent with `values[cell × outputs + output]` as each cell's answer. The original output
+ * sets stay (unused: they keep each output's range), the inputs get the layout's cells.
+ */
+export function tableAgent(original: AgentDefinition, layout: CellLayout, values: Float64Array): AgentDefinition {
+  const outputCount = layout.outputs.length;
+  const inputs = Object.fromEntries(layout.inputs.map(({ name }, d) => [name, inputSets(layout, d)]));
+  const outputs = Object.fromEntries(
+    layout.outputs.map(({ name, range }, o) => [
+      name,
+      {
+        ...Object.fromEntries(Object.entries(original.outputs[name]!).filter(([set]) => !layout.setNames.includes(set))),
+        ...Object.fromEntries(layout.setNames.map((set, c) => [set, outputSet(values[c * outputCount + o]!, range)])),
+      },
+    ]),
+  );
+  const rules = layout.cells.map((cell, c) => {
+    const terms: Condition[] = cell.map((i, d) => ({ type: 'is', variable: layout.inputs[d]!.name, set: inputSetName(layout, d, i) }));
+    return printRule({
+      type: 'if',
+      condition: terms.length === 1 ? terms[0]! : { type: 'and', operands: terms },
+      conclusions: layout.outputs.map(({ name }) => ({ variable: name, set: layout.setNames[c]! })),
+      weight: 1,
+    });
+  });
+  return { inputs, outputs, rules, ...(original.operators && { operators: original.operators }) };
+}
+
+/** Each cell's answer where `definition` answers at the cell's centre (the range's middle where it says nothing). */
+export function valuesAtCentres(definition: AgentDefinition, layout: CellLayout): Float64Array {
+  const compiled = compileAgent(definition);
+  const outputCount = layout.outputs.length;
+  const values = new Float64Array(layout.cells.length * outputCount);
+  layout.cells.forEach((cell, c) => {
+    const input: Inputs = Object.fromEntries(cell.map((i, d) => [layout.inputs[d]!.name, layout.inputs[d]!.centres[i]!]));
+    const { crisp } = evaluate(compiled, input);
+    layout.outputs.forEach(({ name, range }, o) => (values[c * outputCount + o] = crisp[name] ?? (range[0] + range[1]) / 2));
+  });
+  return values;
+}
+
+/**
+ * The cells whose rule may fire for an input (shares of range per input, in the layout's order):
+ * per input, the two centres it lies between.
+ */
+export function cellsFiring(layout: CellLayout, shares: ArrayLike<number>): number[] {
+  let fired: number[] = [0];
+  let stride = 1;
+  for (let d = layout.inputs.length - 1; d >= 0; d--) {
+    const steps = layout.inputs[d]!.centres.length - 1;
+    const below = Math.min(steps - 1, Math.max(0, Math.floor(shares[d]! * steps)));
+    fired = fired.flatMap((base) => [base + below * stride, base + (below + 1) * stride]);
+    stride *= steps + 1;
+  }
+  return fired;
+}
