@@ -2,7 +2,7 @@ import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { findGroup, logsOf } from './evaluations.js';
+import { findGroup, keepLogs, logsOf } from './evaluations.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally } from './tallies.js';
 import type { EvaluationRecord, FeedbackRecord, LogGroupRecord } from './records.js';
@@ -126,7 +126,7 @@ export async function deleteEvaluation(db: FuzzboxDatabase, userID: string, reqI
         return;
       }
       const index = group.keys.findIndex((key) => key[1] === reqID);
-      await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => i !== index), logs: group.logs.filter((_, i) => i !== index) });
+      await db.logGroups.put(keepLogs(group, (i) => i !== index));
     });
   try {
     await erase(false);

@@ -16,6 +16,40 @@ const groupKey = ({ userID, agentID, versionID, createdAt }: EvaluationRecord) =
  */
 export const LOG_CHUNK = 64;
 
+/** The hex digits that end a new evaluation id: its position in its chunk (two: up to 256 ≥ LOG_CHUNK). */
+const POSITION_DIGITS = 2;
+
+/** What the ids of one chunk of a request share: an id without its position digits. */
+export const idPrefix = (reqID: string) => reqID.slice(0, -POSITION_DIGITS);
+
+/**
+ * Ids for `count` new evaluations of one request: UUID v4s where each LOG_CHUNK in a row share all
+ * but their last two hex digits, which number them 00, 01, … within the chunk (114 random bits
+ * then, not 122). `groupLogs` puts those logs in one record, found by the one prefix they share:
+ * one index entry per chunk rather than one per log, which was most of a batch's write
+ * (docs/REST.md, "Log groups").
+ */
+export function newEvaluationIDs(count: number): string[] {
+  const ids: string[] = [];
+  let prefix = '';
+  for (let i = 0; i < count; i++) {
+    const position = i % LOG_CHUNK;
+    if (position === 0) prefix = idPrefix(globalThis.crypto.randomUUID());
+    ids.push(prefix + position.toString(16).padStart(POSITION_DIGITS, '0'));
+  }
+  return ids;
+}
+
+/** The `idPrefixes` of a group whose logs are `keys`: each distinct prefix once. */
+export function idPrefixesOf(keys: LogGroupRecord['keys']): LogGroupRecord['idPrefixes'] {
+  const seen = new Map<string, [string, string]>();
+  for (const [userID, reqID] of keys) {
+    const prefix = idPrefix(reqID);
+    if (!seen.has(prefix)) seen.set(prefix, [userID, prefix]);
+  }
+  return [...seen.values()];
+}
+
 /**
  * Logs as few group records as possible: one per owner, agent, version and time and LOG_CHUNK
  * logs, so the logs of one request (and of concurrent ones that match) are a few records, stored
@@ -29,7 +63,7 @@ export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
     const key = groupKey(log);
     let group = open.get(key);
     if (!group || group.logs.length === LOG_CHUNK) {
-      group = { userID, agentID, versionID, createdAt, keys: [], logs: [] };
+      group = { userID, agentID, versionID, createdAt, keys: [], idPrefixes: [], logs: [] };
       groups.push(group);
       open.set(key, group);
     }
@@ -37,7 +71,14 @@ export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
     // absent rather than `undefined`: IndexedDB would store the property
     group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }), ...(trace ? { trace } : {}) });
   }
+  for (const group of groups) group.idPrefixes = idPrefixesOf(group.keys);
   return groups;
+}
+
+/** `group` with only the logs `keep` says yes to, its index entries to match (a rewrite after erasing some). */
+export function keepLogs(group: LogGroupRecord, keep: (index: number) => boolean): LogGroupRecord {
+  const keys = group.keys.filter((_, i) => keep(i));
+  return { ...group, keys, idPrefixes: idPrefixesOf(keys), logs: group.logs.filter((_, i) => keep(i)) };
 }
 
 /** The log at `index` of `group`, as one record. */
@@ -51,9 +92,14 @@ export function logsOf(group: LogGroupRecord): EvaluationRecord[] {
   return group.keys.map((_, index) => logAt(group, index));
 }
 
-/** The group holding the caller's evaluation `reqID`, if any. */
-export function findGroup(db: FuzzboxDatabase, userID: string, reqID: string): Promise<LogGroupRecord | undefined> {
-  return db.logGroups.where('keys').equals([userID, reqID]).first();
+/**
+ * The group holding the caller's evaluation `reqID`, if any: the groups indexed under its prefix
+ * (one, but for an import that split a chunk, or ids that were not made by newEvaluationIDs),
+ * then the one that holds the id itself.
+ */
+export async function findGroup(db: FuzzboxDatabase, userID: string, reqID: string): Promise<LogGroupRecord | undefined> {
+  const groups = await db.logGroups.where('idPrefixes').equals([userID, idPrefix(reqID)]).toArray();
+  return groups.find((group) => group.keys.some((key) => key[1] === reqID));
 }
 
 /** The caller's evaluation, or NotFound (never existed, or someone else's). */
@@ -63,9 +109,9 @@ export async function requireEvaluation(db: FuzzboxDatabase, userID: string, req
   return logAt(group, group.keys.findIndex((key) => key[1] === reqID));
 }
 
-/** Whether the caller has an evaluation `reqID`, or NotFound; reads only the index, not the log. */
+/** Whether the caller has an evaluation `reqID`, or NotFound; reads its chunk. */
 export async function requireEvaluationExists(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
-  if ((await db.logGroups.where('keys').equals([userID, reqID]).count()) === 0) throw notFound(reqID);
+  if (!(await findGroup(db, userID, reqID))) throw notFound(reqID);
 }
 
 /**

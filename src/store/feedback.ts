@@ -3,7 +3,7 @@ import { requireEvaluationExists } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
 import type { FeedbackRecord } from './records.js';
 
-/** Feedback on the caller's evaluation: checked through the index alone, so it costs no log read. */
+/** Feedback on the caller's evaluation, checked to exist (a read of its chunk). */
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void> {
   return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
     await requireEvaluationExists(db, userID, feedback.evaluationLog);

@@ -121,8 +121,9 @@ export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' |
  * record: IndexedDB costs a request to the browser process per record, so 4096 records take
  * ~750 ms in Chromium where a few records holding 4096 logs take ~20 ms; and bounded, so reading
  * or rewriting one log of a batch (a read, feedback, a delete) costs a chunk, not the batch.
- * `keys[i]` is `[userID, reqID]` of `logs[i]`: the multi-entry index on it finds any one of the
- * caller's logs in one indexed get and counts an account's logs without reading them.
+ * `keys[i]` is `[userID, reqID]` of `logs[i]`. The multi-entry index on `idPrefixes` finds any one
+ * of the caller's logs in one indexed get: a chunk of a request's logs has ids that differ only in
+ * their last two digits (newEvaluationIDs), so one entry, not one per log (docs/REST.md, "Log groups").
  */
 export interface LogGroupRecord {
   /** auto-increment: groups in the order they were stored (indexed with owner and agent) */
@@ -132,6 +133,8 @@ export interface LogGroupRecord {
   versionID: string;
   createdAt: string;
   keys: Array<[userID: string, reqID: string]>;
+  /** `[userID, idPrefix(reqID)]` of the logs in `keys`, each once (schema version 10) */
+  idPrefixes: Array<[userID: string, prefix: string]>;
   logs: GroupedLog[];
   /** merged from another replica by sync: never sent back to it (docs/SYNC.md) */
   merged?: true;

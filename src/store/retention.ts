@@ -1,6 +1,7 @@
 import { Dexie } from 'dexie';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { FuzzboxDatabase } from './database.js';
+import { keepLogs } from './evaluations.js';
 import type { LogGroupRecord } from './records.js';
 import { applyTallies, count } from './tallies.js';
 
@@ -65,7 +66,7 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
           logsDropped += group.keys.length - remaining;
           if (remaining === 0) await db.logGroups.delete(group.seq!);
           else if (remaining < group.keys.length) {
-            await db.logGroups.put({ ...group, keys: group.keys.filter((_, i) => keep[i]), logs: group.logs.filter((_, i) => keep[i]) });
+            await db.logGroups.put(keepLogs(group, (i) => keep[i]!));
           }
         }
         dropped += logsDropped;

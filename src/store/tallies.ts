@@ -41,15 +41,20 @@ export async function dropTally(db: FuzzboxDatabase, userID: string): Promise<vo
 }
 
 /**
- * The account's tally, recounted on the indexes (and stored again) when a delete on a full disk
- * dropped it: slow for a large account, and needed only after such a delete.
+ * The account's tally, recounted (and stored again) when a delete on a full disk dropped it: its
+ * log groups read, its feedback counted on an index; slow for a large account, and needed only
+ * after such a delete.
  */
 export function readTally(db: FuzzboxDatabase, userID: string): Promise<{ evaluations: number; feedback: number }> {
   return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
     const tally = await db.tallies.get(userID);
     if (tally) return tally;
-    const [evaluations, feedback] = await Promise.all([
-      db.logGroups.where('keys').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
+    let evaluations = 0;
+    const [, feedback] = await Promise.all([
+      db.logGroups
+        .where('[userID+agentID+seq]')
+        .between([userID, Dexie.minKey, Dexie.minKey], [userID, Dexie.maxKey, Dexie.maxKey])
+        .each((group) => void (evaluations += group.keys.length)),
       db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
     ]);
     // a full disk may refuse this put too: the count is right either way

@@ -285,12 +285,17 @@ describe('inference', () => {
     expect(body).toEqual(inputs.map((input) => ({ tip: input.service === 5 ? 15 : 25 })));
     const ids = headers.get('X-Evaluation-ID')!.split(',');
     expect(new Set(ids).size).toBe(4096);
+    for (const id of ids) expect(id).toMatch(UUID_V4);
     expect(await t.storedLogIDs()).toEqual(ids);
     if (t.backend === 'dexie') {
       // the batch's logs are 64 records of 64 (IndexedDB's cost is per record, and reading one log
-      // costs its chunk), indexed by every [owner, id]
-      const tables = JSON.parse(await t.snapshot()) as Record<string, { records: Array<{ keys: Array<[string, string]> }> }>;
-      expect(tables.logGroups!.records.map((group) => group.keys.length)).toEqual(Array(64).fill(64));
+      // costs its chunk), each indexed once, by the prefix its 64 ids share (IndexedDB's cost is per
+      // index entry too)
+      type Group = { keys: Array<[string, string]>; idPrefixes: Array<[string, string]> };
+      const groups = (JSON.parse(await t.snapshot()) as Record<string, { records: Group[] }>).logGroups!.records;
+      expect(groups.map((group) => group.keys.length)).toEqual(Array(64).fill(64));
+      expect(groups.map((group) => group.idPrefixes.length)).toEqual(Array(64).fill(1));
+      for (const group of groups) expect(group.keys.every(([, reqID]) => reqID.startsWith(group.idPrefixes[0]![1]))).toBe(true);
     }
   });
 

@@ -6,6 +6,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/database.js';
+import { newEvaluationIDs } from '../../src/store/evaluations.js';
 import { newId } from '../../src/store/ids.js';
 import { readMetricLog } from '../../src/store/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
@@ -128,8 +129,8 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(9);
-    const group = await upgraded.table('logGroups').where('keys').equals(['U1', live]).first();
+    expect(upgraded.verno).toBe(10);
+    const group = (await upgraded.table('logGroups').toArray()).find((stored) => stored.keys[0][1] === live);
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
       { id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 },
@@ -223,14 +224,14 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(9);
+    expect(upgraded.verno).toBe(10);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
     const { reqID, userID, agentID, versionID, createdAt: at, ...rest } = logs.explored;
     expect(groups).toHaveLength(5);
     expect(groups.find((group) => group.keys[0]![1] === reqID)).toEqual({
-      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, keys: [[userID, reqID]], logs: [rest],
+      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, keys: [[userID, reqID]], idPrefixes: [[userID, reqID.slice(0, -2)]], logs: [rest],
     });
     // version 4 gave feedback its owner; version 6 counted each account's logs and feedback
     expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
@@ -350,4 +351,99 @@ test('version 5: a version-4 database counts through the API as before, and afte
   } finally {
     await service.close();
   }
+});
+
+test('version 10: the logs of a version-9 database, found by one index entry per log, read, list, erase and take feedback as before', async () => {
+  const indexedDB = new IDBFactory();
+  const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
+  // version 9 as docs/REST.md documented it, declared whole
+  earlier.version(9).stores({
+    accounts: 'userID, &keyHash',
+    agents: 'id, userID',
+    versions: 'id, [versionOf+seq], userID, [userID+seq]',
+    retiredVersions: 'id, userID',
+    deletedAgents: 'id, userID',
+    logGroups: '++seq, *keys, [userID+agentID+seq]',
+    feedback: '++seq, &id, evaluationLog, [userID+seq]',
+    tallies: 'userID',
+    autopilot: 'agentID, userID',
+    heads: 'agentID',
+    syncStates: 'key',
+  });
+  const apiKey = 'fzb_written-by-version-9';
+  const createdAt = '2026-11-20T05:06:07.890Z';
+  await earlier.table('accounts').add({ userID: 'U1', name: 'eight', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
+  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
+  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  // version 9's ids were random UUIDs throughout: a batch of three, then an evaluation alone
+  const batch = ['8a1f0c3e-5b7d-4e2a-9c4b-1d2e3f405162', '0b9e8d7c-6a5b-4c3d-8e2f-a1b2c3d4e5f6', 'f0e1d2c3-b4a5-4968-a776-655443322110'];
+  const alone = '7c6b5a49-3827-4165-b054-3f2e1d0c0b0a';
+  const log = (x: number) => ({ input: { x }, crisp: { y: 1 } });
+  await earlier.table('logGroups').bulkAdd([
+    { userID: 'U1', agentID: 'A1', versionID: 'V1', createdAt, keys: batch.map((reqID) => ['U1', reqID]), logs: [log(1), log(2), log(3)] },
+    { userID: 'U1', agentID: 'A1', versionID: 'V1', createdAt, keys: [['U1', alone]], logs: [log(4)] },
+  ]);
+  await earlier.table('feedback').add({ id: 'F1', userID: 'U1', evaluationLog: batch[1], data: { score: 2 }, createdAt });
+  await earlier.table('tallies').add({ userID: 'U1', evaluations: 4, feedback: 1 });
+  earlier.close();
+
+  const service = createFuzzyService({ indexedDB, IDBKeyRange });
+  const call = (method: string, path: string, body?: unknown) =>
+    service.handle(
+      new Request(`http://local/${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+  const get = async (path: string) => {
+    const response = await call('GET', path);
+    expect(response.status, path).toBe(200);
+    return response.json() as Promise<any>;
+  };
+  let fresh: string[];
+  try {
+    for (const [i, reqID] of [...batch, alone].entries()) expect(await get(`evaluation/${reqID}`)).toMatchObject({ reqID, input: { x: i + 1 } });
+    expect((await get(`evaluation/${batch[1]}/feedback`)).map((f: { data: unknown }) => f.data)).toEqual([{ score: 2 }]);
+    expect((await get('agent/A1/evaluation')).evaluations.map((e: { reqID: string }) => e.reqID)).toEqual([alone, batch[2], batch[1], batch[0]]);
+    expect((await call('DELETE', `evaluation/${batch[1]}`)).status).toBe(200);
+    expect((await call('GET', `evaluation/${batch[1]}`)).status).toBe(404);
+    expect((await call('POST', `evaluation/${batch[2]}/feedback`, { score: 3 })).status).toBe(200);
+    // a new batch is written the new way, beside the old logs
+    const evaluated = await call('POST', 'agent/A1', Array.from({ length: 70 }, (_, i) => ({ x: i / 10 })));
+    expect(evaluated.status).toBe(200);
+    fresh = evaluated.headers.get('X-Evaluation-ID')!.split(',');
+    expect(await get(`evaluation/${fresh[69]}`)).toMatchObject({ reqID: fresh[69], input: { x: 6.9 } });
+    expect((await get('storage')).counts).toMatchObject({ evaluations: 73, feedback: 1 });
+  } finally {
+    await service.close();
+  }
+  const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
+  await upgraded.open();
+  try {
+    expect(upgraded.verno).toBe(10);
+    // an old group has an entry per log (each id its own prefix); a new chunk has one
+    const groups = await upgraded.logGroups.toArray();
+    expect(groups.map((group) => group.idPrefixes)).toEqual([
+      [batch[0]!, batch[2]!].map((reqID) => ['U1', reqID.slice(0, -2)]),
+      [['U1', alone.slice(0, -2)]],
+      [['U1', fresh[0]!.slice(0, -2)]],
+      [['U1', fresh[64]!.slice(0, -2)]],
+    ]);
+    expect(groups.slice(2).map((group) => group.keys.length)).toEqual([64, 6]);
+  } finally {
+    upgraded.close();
+  }
+});
+
+test('new evaluation ids are UUID v4s, each 64 in a row sharing all but a last two-digit position', () => {
+  const ids = newEvaluationIDs(130);
+  for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(new Set(ids).size).toBe(130);
+  const prefixes = ids.map((id) => id.slice(0, -2));
+  expect(new Set(prefixes.slice(0, 64)).size).toBe(1);
+  expect(new Set(prefixes.slice(64, 128)).size).toBe(1);
+  expect(new Set(prefixes).size).toBe(3);
+  expect(ids.map((id) => id.slice(-2))).toEqual(Array.from({ length: 130 }, (_, i) => (i % 64).toString(16).padStart(2, '0')));
 });

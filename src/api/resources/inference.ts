@@ -4,6 +4,7 @@ import { CANDIDATE_SHARE, isOn } from '../autopilot.js';
 import type { Inputs, Trace } from '../../engine/types.js';
 import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
+import { newEvaluationIDs } from '../../store/evaluations.js';
 import { timestamp } from '../../store/ids.js';
 import type { AgentRecord, EvaluationRecord } from '../../store/records.js';
 import { param, type Context, type ServiceState } from '../context.js';
@@ -102,15 +103,16 @@ async function evaluateItems(service: ServiceState, agent: AgentRecord, answerer
   const createdAt = now < agent.updatedAt ? agent.updatedAt : now;
   const logs: EvaluationRecord[] = [];
   const parts: string[] = [];
+  const reqIDs = newEvaluationIDs(items.length);
   let chars = 2;
   let sliceStart = performance.now();
-  for (const input of items) {
+  for (const [index, input] of items.entries()) {
     // The trace path even without ?meta=: a log read later recomputes its trace on this same
     // path, so the answer and the log's centroid agree to the last bit by construction, whatever
     // summation order the engine's fast path uses (it differed in the last digit at one point).
     const trace = evaluate(compiled, input, { trace: true });
     const log: EvaluationRecord = {
-      reqID: globalThis.crypto.randomUUID(),
+      reqID: reqIDs[index]!,
       userID,
       agentID: agent.id,
       versionID,
