@@ -6,7 +6,7 @@
 // absolute figures drift with the load.
 import { createFuzzyService } from '../src/api/index.js';
 import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
-import { groupLogs } from '../src/store/evaluations.js';
+import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 
 /**
@@ -145,12 +145,12 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
       if (pending.groups.length + pending.feedback.length >= FILL_CHUNK) await flush();
     };
     for (let b = 0; b < batches; b++) {
-      const ids = Array.from({ length: BATCH }, () => crypto.randomUUID());
+      const ids = newEvaluationIDs(BATCH);
       batched.push(...ids);
       await add(ids);
     }
     for (let s = 0, n = count - batches * BATCH; s < n; s++) {
-      const id = crypto.randomUUID();
+      const [id] = newEvaluationIDs(1) as [string];
       singles.push(id);
       await add([id]);
     }
