@@ -126,17 +126,19 @@ describe('GET /sync/pull', () => {
       expect(refused.body.message).toContain('fuzzbox serve');
       return;
     }
-    const { records } = await replicaRecords();
-    await push(records);
+    const { agent, records } = await replicaRecords();
+    // positions from 1 to past 100: paging must compare them as numbers, never as text
+    await other.call('POST', `agent/${agent.id}`, { key: otherKey, body: Array.from({ length: 120 }, (_, i) => ({ service: i % 11 })) });
+    await push(await exportOf(other, otherKey));
     const everything = await pull('?limit=5000');
     expect(everything.head!.more).toBe(false);
     expect(everything.records.map(canonical).sort()).toEqual((await exportOf(t, key)).map(canonical).sort());
-    // two at a time, each page from the last one's checkpoint
+    // seven at a time, each page from the last one's checkpoint
     const paged: BackupRecord[] = [];
     let checkpoint: string | null = null;
     const pages: Array<{ from: string | null; records: BackupRecord[] }> = [];
     for (;;) {
-      const page = await pull(`?limit=2${checkpoint ? `&checkpoint=${checkpoint}` : ''}`);
+      const page = await pull(`?limit=7${checkpoint ? `&checkpoint=${checkpoint}` : ''}`);
       pages.push({ from: checkpoint, records: page.records });
       paged.push(...page.records);
       checkpoint = page.head!.checkpoint;
@@ -150,14 +152,15 @@ describe('GET /sync/pull', () => {
       if (record.kind === 'feedback') expect(seen.has(record.evaluationLog)).toBe(true);
       seen.add(record.kind === 'evaluation' ? record.reqID : record.id);
     }
-    const replayed = await pull(`?limit=2&checkpoint=${pages[1]!.from}`);
+    expect(pages.length).toBeGreaterThan(18);
+    const replayed = await pull(`?limit=7&checkpoint=${pages[1]!.from}`);
     expect(replayed.records).toEqual(pages[1]!.records);
     // nothing new: an empty page that keeps the checkpoint
     const after = await pull(`?checkpoint=${checkpoint}`);
     expect(after.records).toEqual([]);
     expect(after.head).toMatchObject({ checkpoint, more: false });
     // a change moves the agent up the feed: it comes again, as it is now
-    await t.call('PUT', `agent/${records.find((r) => r.kind === 'agent')!.id}`, { key, body: tippingAgent('fan v3') });
+    await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('fan v3') });
     expect((await pull(`?checkpoint=${checkpoint}`)).records.map((record) => record.kind)).toEqual(['version', 'agent']);
     for (const query of ['?checkpoint=1.2', '?checkpoint=abc', '?limit=0', '?limit=5001', '?limit=x']) {
       const refused = await pull(query);

@@ -50,14 +50,15 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
     const seq = kind < from.kind ? AFTER_ALL : kind > from.kind ? '-1' : String(from.seq);
     // what the caller pushed is skipped, not left out of the count: a page of nothing but its own
     // records still moves the checkpoint on
-    const result = await sql.query<{ sync_tx: string; sync_seq: string; echo: boolean }>(
-      `SELECT ${columns}, sync_tx::text, sync_seq::text, ${pushed ? 'COALESCE(sync_origin = $6, false)' : 'false'} AS echo FROM ${table}
+    // the positions go out as text under other names: ORDER BY a bare name would sort the text
+    const result = await sql.query<{ feed_tx: string; feed_seq: string; echo: boolean }>(
+      `SELECT ${columns}, sync_tx::text AS feed_tx, sync_seq::text AS feed_seq, ${pushed ? 'COALESCE(sync_origin = $6, false)' : 'false'} AS echo FROM ${table}
        WHERE user_id = $1 AND sync_tx < $2::xid8 AND (sync_tx, sync_seq) > ($3::xid8, $4::bigint)
        ORDER BY sync_tx, sync_seq LIMIT $5`,
       [userID, horizon, String(from.tx), seq, limit + 1, ...(pushed ? [replica ?? null] : [])],
     );
-    for (const { sync_tx, sync_seq, echo, ...row } of result.rows) {
-      found.push({ at: { tx: BigInt(sync_tx), kind, seq: BigInt(sync_seq) }, record: echo ? undefined : line(present(row)) });
+    for (const { feed_tx, feed_seq, echo, ...row } of result.rows) {
+      found.push({ at: { tx: BigInt(feed_tx), kind, seq: BigInt(feed_seq) }, record: echo ? undefined : line(present(row)) });
     }
   }
   found.sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0));
