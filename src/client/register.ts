@@ -2,7 +2,7 @@
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
 import { requestPersistence } from './persistence.js';
-import { CLAIM, INSTALL_FAILED, SKIP_WAITING, type InstallFailure } from '../sw/messages.js';
+import { CLAIM, INSTALL_FAILED, SKIP_WAITING, SYNC_CONFIGURE, SYNC_NOW, type InstallFailure, type WorkerSyncSettings } from '../sw/messages.js';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
@@ -16,6 +16,13 @@ export interface RegisterOptions {
    * the worker cannot. The answer is `FuzzyWorker.persisted`.
    */
   persist?: boolean;
+  /**
+   * Sync the worker's data with a fuzzbox server (docs/SYNC.md): `{url, apiKey}`, optionally
+   * `interval` and `batchSize`; `null` turns sync off. The worker keeps the settings (a restarted
+   * worker syncs on its own); leave it out to keep what the worker has. While the page is open, a
+   * round runs each time it comes back online. Rounds are posted on the BroadcastChannel `fuzzbox-sync`.
+   */
+  sync?: WorkerSyncSettings | null;
 }
 
 export interface WorkerUpdate {
@@ -90,6 +97,10 @@ async function register(
   );
   const { onUpdate } = options;
   if (onUpdate) announceUpdates(container, registration, timeout, onUpdate);
+  if (options.sync !== undefined) {
+    container.controller?.postMessage({ type: SYNC_CONFIGURE, sync: options.sync });
+    if (options.sync) globalThis.addEventListener('online', () => container.controller?.postMessage({ type: SYNC_NOW }));
+  }
   const persisted = options.persist ? await requestPersistence() : undefined;
   return { registration, update: () => workbox.update(), persisted };
 }

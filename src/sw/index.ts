@@ -6,10 +6,10 @@ import { createFuzzyService, errorResponse, normaliseBasePath, routes } from '..
 import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { SyncOptions } from '../api/index.js';
-import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_EVENTS, type InstallFailure } from './messages.js';
+import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, type InstallFailure, type WorkerSyncSettings } from './messages.js';
 import { offlineFiles, type OfflineFile } from './offline.js';
 
-export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_EVENTS, type InstallFailure, type OfflineFile };
+export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, type InstallFailure, type OfflineFile, type WorkerSyncSettings };
 export type { RetentionPolicy };
 
 export interface FuzzyWorkerOptions {
@@ -31,22 +31,25 @@ export interface FuzzyWorkerOptions {
   /**
    * Sync with a fuzzbox server (docs/SYNC.md): `{url, apiKey}`, optionally `interval`,
    * `batchSize`, `fetch` (default the worker's). Each round is posted on the BroadcastChannel
-   * `fuzzbox-sync`.
+   * `fuzzbox-sync`. Without it, a page can set sync by message (`registerFuzzyWorker`'s `sync`).
    */
   sync?: SyncOptions;
 }
+
+/** Where the worker keeps the sync settings a page gave it: Cache Storage, readable before IndexedDB opens. */
+const SYNC_SETTINGS_CACHE = 'fuzzbox-sync';
+const SYNC_SETTINGS_URL = '/fuzzbox-sync-settings';
 
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
 const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
 
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {
   const basePath = normaliseBasePath(options.basePath ?? '/');
-  let service: ReturnType<typeof createFuzzyService> | undefined;
+  let service: Promise<ReturnType<typeof createFuzzyService>> | undefined;
   let progress: BroadcastChannel | undefined;
   let syncEvents: BroadcastChannel | undefined;
-  // Created on first use: a restarted worker simply opens the same database again.
-  const handler = () =>
-    (service ??= createFuzzyService({
+  const create = (sync: SyncOptions | undefined) =>
+    createFuzzyService({
       indexedDB: worker.indexedDB,
       // A worker global the DOM typings leave off ServiceWorkerGlobalScope.
       IDBKeyRange: (worker as unknown as { IDBKeyRange: typeof IDBKeyRange }).IDBKeyRange,
@@ -58,13 +61,23 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
       ...(options.retention === undefined ? {} : { retention: options.retention }),
-      ...(options.sync === undefined
+      ...(sync === undefined
         ? {}
         : {
-            sync: { fetch: (input, init) => worker.fetch(input, init), ...options.sync },
+            sync: { fetch: (input, init) => worker.fetch(input, init), ...sync },
             onSync: (event) => (syncEvents ??= new BroadcastChannel(SYNC_EVENTS)).postMessage(event),
           }),
-    }));
+    });
+  const syncSettings = new SyncSettings(worker);
+  // Created on first use: a restarted worker simply opens the same database again, and reads the settings a page gave.
+  const handler = () => (service ??= (async () => create(options.sync ?? (await syncSettings.read())))());
+  /** A page changed the sync settings: the next request gets a service with them, and the old one is closed (a request it is still answering may fail). */
+  const resync = async (settings: WorkerSyncSettings | null) => {
+    if (options.sync || !(await syncSettings.write(settings))) return;
+    const old = service;
+    service = undefined;
+    await (await old)?.close();
+  };
 
   const isServiceRequest = (url: URL) => {
     if (url.origin !== worker.location.origin || !url.pathname.startsWith(basePath)) return false;
@@ -85,6 +98,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     const type = (event.data as { type?: unknown } | null)?.type;
     if (type === SKIP_WAITING) event.waitUntil(worker.skipWaiting());
     if (type === CLAIM) event.waitUntil(worker.clients.claim());
+    if (type === SYNC_CONFIGURE) event.waitUntil(resync((event.data as { sync: WorkerSyncSettings | null }).sync));
+    if (type === SYNC_NOW) event.waitUntil(handler().then((current) => current.sync?.now()));
   });
 
   worker.addEventListener('fetch', (event) => {
@@ -92,7 +107,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       // then(): a service that cannot even be created (say, a bad retention option) answers a 500 too
-      event.respondWith(Promise.resolve().then(() => handler().handle(event.request)).catch(internalError));
+      event.respondWith(Promise.resolve().then(async () => (await handler()).handle(event.request)).catch(internalError));
     } else if (url.origin === worker.location.origin) {
       offline?.answer(event);
     }
@@ -116,4 +131,24 @@ function internalError(error: unknown): Response {
   console.error('fuzzbox worker: unexpected failure', error);
   const detail = error instanceof Error ? error.message : String(error);
   return errorResponse(new ApiError('InternalError', `fuzzbox worker: unexpected failure (a bug, or an invalid worker option): ${detail}`));
+}
+
+/** The sync settings a page gave the worker, kept in Cache Storage. */
+class SyncSettings {
+  constructor(private readonly worker: ServiceWorkerGlobalScope) {}
+
+  async read(): Promise<WorkerSyncSettings | undefined> {
+    const stored = await (await this.worker.caches.open(SYNC_SETTINGS_CACHE)).match(SYNC_SETTINGS_URL);
+    return stored ? ((await stored.json()) as WorkerSyncSettings) : undefined;
+  }
+
+  /** Stores `settings` (null: none); whether they differ from what was stored. */
+  async write(settings: WorkerSyncSettings | null): Promise<boolean> {
+    const cache = await this.worker.caches.open(SYNC_SETTINGS_CACHE);
+    const before = await this.read();
+    if (JSON.stringify(before ?? null) === JSON.stringify(settings)) return false;
+    if (settings) await cache.put(SYNC_SETTINGS_URL, new Response(JSON.stringify(settings), { headers: { 'Content-Type': 'application/json' } }));
+    else await cache.delete(SYNC_SETTINGS_URL);
+    return true;
+  }
 }

@@ -6,6 +6,22 @@ export const SKIP_WAITING = 'SKIP_WAITING';
 export const CLAIM = 'CLAIM';
 /** The BroadcastChannel on which the worker reports `POST /agent/:id/optimize` progress: `{agentID, done, total}`. */
 export const OPTIMIZE_PROGRESS = 'fuzzbox-optimize-progress';
+/**
+ * Gives the worker its sync settings: `{type, sync: {url, apiKey, interval?, batchSize?} | null}`
+ * (null: sync off). The worker keeps them, so a restarted worker syncs without the page.
+ */
+export const SYNC_CONFIGURE = 'fuzzbox-sync-configure';
+/** Asks the worker for a sync round now (the page went online). */
+export const SYNC_NOW = 'fuzzbox-sync-now';
+
+/** What a page may set of the worker's sync: everything but `fetch`, which is the worker's. */
+export interface WorkerSyncSettings {
+  url: string;
+  apiKey: string;
+  interval?: number;
+  batchSize?: number;
+}
+
 /** The BroadcastChannel on which the worker reports each sync round: a `SyncEvent` `{status, newVersions}` (docs/SYNC.md). */
 export const SYNC_EVENTS = 'fuzzbox-sync';
 /** The BroadcastChannel on which a worker whose install failed says why: an {@link InstallFailure}. */
