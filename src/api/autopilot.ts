@@ -14,6 +14,11 @@ export const CANDIDATE_SHARE = 0.5;
 export const PROPOSE_EVERY = 100;
 /** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
 export const WINDOW = 2000;
+/**
+ * Forgetting within the window: an evaluation counts half as much as one HALF_LIFE evaluations
+ * newer in the estimate a proposal maximises, so a drifting world is followed.
+ */
+export const HALF_LIFE = 500;
 /** Background checks run after this many feedback posts on an agent (and on the first after a start). */
 const CHECK_EVERY = 10;
 /** Fewer estimation points than POST /optimize: the search runs often, in slices, in the background. */
@@ -175,9 +180,11 @@ export class Autopilot {
 
   async #judge(userID: string, agent: AgentRecord, state: AutopilotRecord, entries: readonly CombinedEntry[]): Promise<void> {
     const candidate = state.candidate!;
-    // after the evaluations the proposal saw (a clock that has not moved on cannot tell them apart)
+    // After the evaluations the proposal saw. Not by time: the version's createdAt may be a
+    // millisecond ahead of the clock (each version gets a new one), so whether an evaluation made
+    // right after it counted depended on timing. (Records from before `seen` still go by time.)
     const seen = Math.min(candidate.seen ?? 0, entries.length);
-    const fresh = entries.slice(seen).filter(({ evaluation }) => evaluation.createdAt >= candidate.since);
+    const fresh = candidate.seen === undefined ? entries.filter(({ evaluation }) => evaluation.createdAt >= candidate.since) : entries.slice(seen);
     const earlier = entries.slice(Math.max(0, seen - WINDOW), seen);
     const compiled = compileOrReject(agent);
     const adjusted = learn.situationAdjusted(earlier.map(logged), fresh.map(logged), compiled.inputs, compiled.outputs);
@@ -228,6 +235,7 @@ export class Autopilot {
       estimationPoints: ESTIMATION_POINTS,
       sliceMs: SLICE_MS,
       structure: true,
+      halfLife: HALF_LIFE,
     });
     // A trial costs traffic: only a proposal whose out-of-sample gain is clearly positive gets one.
     if (result.status !== 'optimized' || result.changes.length === 0 || !(result.offPolicy && result.offPolicy.gain.low > 0)) {

@@ -30,12 +30,13 @@ export class MetricEstimator {
   readonly #outputFactor: Float64Array;
   readonly bandwidths: Bandwidths;
 
-  constructor(data: Dataset, hoods: Neighbourhoods, bandwidths: Bandwidths) {
+  /** `recency`, when given, weighs each logged evaluation on top of the kernels (forgetting: see optimizeAgent's halfLife). */
+  constructor(data: Dataset, hoods: Neighbourhoods, bandwidths: Bandwidths, recency?: Float64Array) {
     this.bandwidths = bandwidths;
     this.#data = data;
     this.#hoods = hoods;
     const { k, points } = hoods;
-    this.#inputWeight = hoods.distance2.map((d) => Math.exp(-d / (2 * bandwidths.input ** 2)));
+    this.#inputWeight = hoods.distance2.map((d, n) => Math.exp(-d / (2 * bandwidths.input ** 2)) * (recency ? recency[hoods.index[n]!]! : 1));
     this.#localMean = new Float64Array(points.length);
     for (let p = 0; p < points.length; p++) {
       let sum = 0;
@@ -109,7 +110,7 @@ const MULTIPLIERS = [0.25, 0.5, 1, 2];
  * neighbours (never itself) at the outputs it actually returned, over a small grid of multiples of
  * the typical neighbour distance (inputs) and of the exploration spread (outputs).
  */
-export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods): Bandwidths {
+export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods, recency?: Float64Array): Bandwidths {
   const { k, points } = hoods;
   const typical = new Float64Array(points.length);
   for (let p = 0; p < points.length; p++) typical[p] = Math.sqrt(hoods.distance2[p * k + (k >> 1)] ?? 0);
@@ -122,7 +123,7 @@ export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods): Bandwidt
   for (const inputMultiplier of MULTIPLIERS) {
     for (const outputMultiplier of MULTIPLIERS) {
       const bandwidths = { input: inputBase * inputMultiplier, output: outputBase.map((h) => h * outputMultiplier) };
-      const predicted = new MetricEstimator(data, hoods, bandwidths).estimateEach(observed);
+      const predicted = new MetricEstimator(data, hoods, bandwidths, recency).estimateEach(observed);
       let error = 0;
       points.forEach((point, p) => (error += (predicted[p]! - data.metric[point]!) ** 2));
       if (error < bestError) {

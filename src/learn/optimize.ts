@@ -2,8 +2,8 @@ import { compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dataset.js';
-import { chooseBandwidths, MetricEstimator } from './estimator.js';
-import { nearestNeighbours } from './neighbours.js';
+import { chooseBandwidths, MetricEstimator, returnedAtPoints } from './estimator.js';
+import { nearestNeighbours, type Neighbourhoods } from './neighbours.js';
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
 import { standardDeviation } from './statistics.js';
@@ -38,6 +38,11 @@ export interface OptimizeOptions {
    * rule per cell of the inputs, each cell's answer placed where the log says the metric is best
    */
   readonly structure?: boolean;
+  /**
+   * Forgetting (default none): an evaluation counts half as much as one `halfLife` evaluations
+   * newer (the log is oldest first), in the estimate the search maximises
+   */
+  readonly halfLife?: number;
 }
 
 export type OptimizeResult =
@@ -117,8 +122,12 @@ export async function optimizeAgent(
 
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
+  const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
+  const layout = perInput > 0 ? cellLayout(definition, perInput) : undefined;
   const hoods = nearestNeighbours(data, points, NEIGHBOURS);
-  const estimator = new MetricEstimator(data, hoods, chooseBandwidths(data, hoods));
+  const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
+  const fitted = new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
+  const estimator = layout ? huberised(data, hoods, fitted, recency) : fitted;
   const pointInputs = Array.from(points, (point) => data.agentInputs[point]!);
   const sign = goal === 'maximize' ? 1 : -1;
   const initialOutputs = outputsAt(definition, pointInputs, data)!;
@@ -143,9 +152,8 @@ export async function optimizeAgent(
     return { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
   };
   const threshold = MIN_GAIN * standardDeviation(data.metric);
-  const perInput = options.structure ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
-  if (perInput > 0 && !data.inputs.some(Number.isNaN)) {
-    const table = await searchTable(definition, cellLayout(definition, perInput), {
+  if (layout) {
+    const table = await searchTable(definition, layout, {
       data,
       points,
       estimator,
@@ -223,6 +231,37 @@ export async function optimizeAgent(
     changes: tuning.changes(best),
     ...(offPolicy ? { offPolicy } : {}),
   };
+}
+
+/** A metric value further than this many robust standard deviations from its neighbours' median is pulled in to that bound. */
+const HUBER_SPREADS = 5;
+
+/**
+ * Heavy tails: each estimation point's metric value is compared with the median of its input-space
+ * neighbours' (never itself: one wild value cannot move a median, where it would move a kernel
+ * mean and with it every neighbour's prediction); values beyond ± HUBER_SPREADS × 1.4826 × the
+ * median absolute residual are pulled in to that bound, in place, and the model is fitted again
+ * (bandwidths too). The bound is wide, because the median ignores the answer's effect: it takes
+ * out the rare huge outcome and leaves the ordinary spread, and a cliff's losses, as they are.
+ */
+function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined): MetricEstimator {
+  const { points, k, index } = hoods;
+  const medians = Float64Array.from(points, (_, p) => {
+    const values = Array.from(index.subarray(p * k, (p + 1) * k), (j) => data.metric[j]!).sort((a, b) => a - b);
+    return values.length % 2 ? values[values.length >> 1]! : (values[(values.length >> 1) - 1]! + values[values.length >> 1]!) / 2;
+  });
+  const residuals = Array.from(points, (point, p) => data.metric[point]! - medians[p]!);
+  const sorted = residuals.map(Math.abs).sort((a, b) => a - b);
+  const bound = HUBER_SPREADS * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
+  if (!(bound > 0)) return estimator;
+  let clipped = 0;
+  points.forEach((point, p) => {
+    if (Math.abs(residuals[p]!) <= bound) return;
+    data.metric[point] = medians[p]! + Math.sign(residuals[p]!) * bound;
+    clipped++;
+  });
+  // the bandwidths too were chosen with the wild values in: choose them again
+  return clipped === 0 ? estimator : new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
 }
 
 interface TableSearch {

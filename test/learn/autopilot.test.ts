@@ -119,6 +119,24 @@ describe('the fuzzy.ai pattern: evaluate and post feedback, nothing else', () =>
   }
 });
 
+describe('repeatable', () => {
+  it('the same seed gives the same proposals, trials and versions, whatever the clock does', async () => {
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    const run = async () => {
+      const player = await autopilotPlayer(world, 2);
+      const result = await play(world, player, 400, 2);
+      const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+      const { body: agent } = await player.call('GET', `agent/${player.agentID}`);
+      await player.close();
+      const trials = state.trials.map(({ outcome, pValue, current, candidate }: Record<string, unknown>) => ({ outcome, pValue, current, candidate }));
+      return { result, trials, rules: agent.rules, outputs: agent.outputs };
+    };
+    const first = await run();
+    expect(first.trials.length).toBeGreaterThan(0);
+    expect(await run()).toEqual(first);
+  }, 120_000);
+});
+
 describe('versions, performance and rollback', () => {
   it('records each version\'s origin and evidence, its performance, and rolls back to any version', async () => {
     const world = worlds.find((w) => w.name === 'two outputs')!;

@@ -1,0 +1,136 @@
+// The table agents autopilot may propose (src/learn/cells.ts) and what makes them trustworthy:
+// valid and readable under the SPEC, answering where their sets say, placed where the log says
+// the metric is best, robust to one huge outcome, forgetting what a drifting world no longer does;
+// and the trial's values taken relative to the situation.
+import { describe, expect, it } from 'vitest';
+import { compileAgent, evaluate, parseRule, printRule } from '../../src/engine/index.js';
+import type { AgentDefinition, Inputs, Outputs } from '../../src/engine/types.js';
+import { cellLayout, cellsPerInput, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
+import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
+import { chooseBandwidths, MetricEstimator, returnedAtPoints } from '../../src/learn/estimator.js';
+import { nearestNeighbours } from '../../src/learn/neighbours.js';
+import { optimizeAgent } from '../../src/learn/index.js';
+import { exploreTruncated } from '../../src/learn/policy.js';
+import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
+import { situationAdjusted } from '../../src/learn/trial.js';
+import { irrigation } from './worlds.js';
+import { worlds, type ArenaWorld } from './arena.js';
+
+const cliff = worlds.find((world) => world.name === 'cliff')!;
+
+/** `count` evaluations of `definition` varied the way autopilot varies them, with the world's outcome at `progress`. */
+function autopilotLog(world: ArenaWorld, definition: AgentDefinition, count: number, random: Random, progress: (i: number) => number = () => 0, scale = 0.05): LoggedEvaluation[] {
+  const compiled = compileAgent(definition);
+  return Array.from({ length: count }, (_, i) => {
+    const input = world.situation(random);
+    const { crisp } = evaluate(compiled, input);
+    const { returned, density } = exploreTruncated(crisp, compiled.outputs, scale, random);
+    return { input, crisp, returned, density, metric: world.expected(input, returned, progress(i)) + world.noise(random) };
+  });
+}
+
+/** The world's expected metric for `definition` over 500 seeded situations. */
+function truth(world: ArenaWorld, definition: AgentDefinition, progress = 0): number {
+  const compiled = compileAgent(definition);
+  const random = seededRandom(99);
+  let sum = 0;
+  for (let i = 0; i < 500; i++) {
+    const situation = world.situation(random);
+    sum += world.expected(situation, evaluate(compiled, situation).crisp as Outputs, progress);
+  }
+  return sum / 500;
+}
+
+describe('table agents', () => {
+  it('are valid, readable agents that keep every range and answer what their cells say', () => {
+    for (const [agent, perInput] of [[cliff.agent, 6], [irrigation.agent, 4]] as const) {
+      const layout = cellLayout(agent, perInput);
+      const values = valuesAtCentres(agent, layout);
+      const table = tableAgent(agent, layout, values);
+      const compiled = compileAgent(table);
+      const original = compileAgent(agent);
+      expect(layout.cells).toHaveLength(perInput ** Object.keys(agent.inputs).length);
+      expect(table.rules).toHaveLength(layout.cells.length);
+      for (const [name, { range }] of Object.entries(original.inputs)) expect(compiled.inputs[name]!.range).toEqual(range);
+      for (const [name, { range }] of Object.entries(original.outputs)) expect(compiled.outputs[name]!.range).toEqual(range);
+      // every rule is in the engine's own canonical text, so a person's edit round-trips
+      for (const rule of table.rules) expect(printRule(parseRule(rule))).toBe(rule);
+      // at an interior cell's centre only that cell's rule fires: the answer is the cell's value
+      layout.cells.forEach((cell, c) => {
+        if (cell.some((i, d) => i === 0 || i === layout.inputs[d]!.centres.length - 1)) return;
+        const input: Inputs = Object.fromEntries(cell.map((i, d) => [layout.inputs[d]!.name, layout.inputs[d]!.centres[i]!]));
+        const crisp = evaluate(compiled, input).crisp;
+        layout.outputs.forEach(({ name }, o) => expect(crisp[name]).toBeCloseTo(values[c * layout.outputs.length + o]!, 3));
+      });
+    }
+    expect(cliff.agent.rules.length).toBe(3);
+    expect(cellsPerInput(1, 100)).toBe(0);
+    expect(cellsPerInput(1, 400)).toBe(10);
+    expect(cellsPerInput(2, 1000)).toBe(5);
+  });
+
+  it('are proposed only with structure: true, and close most of the gap to the best answer on a cliff-shaped world', async () => {
+    for (const seed of [1, 2, 3]) {
+      const log = autopilotLog(cliff, cliff.agent, 600, seededRandom(seed));
+      const tuned = await optimizeAgent(cliff.agent, log, { goal: 'maximize', seed: 1 });
+      const table = await optimizeAgent(cliff.agent, log, { goal: 'maximize', seed: 1, structure: true });
+      if (tuned.status !== 'optimized' || table.status !== 'optimized') throw new Error('insufficient');
+      expect(tuned.definition.rules).toHaveLength(3);
+      expect(table.definition.rules.length).toBeGreaterThan(3);
+      // one round from 600 evaluations explored by 5% of the range: well above the start and above tuning the numbers
+      expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(truth(cliff, tuned.definition));
+      expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(1.1 * truth(cliff, cliff.agent));
+    }
+  });
+
+  it('are not carried by one huge outcome', async () => {
+    const log = autopilotLog(cliff, cliff.agent, 600, seededRandom(4));
+    const wild = log.map((entry, i) => (i === 300 ? { ...entry, metric: entry.metric + 1e5 } : entry));
+    const plain = await optimizeAgent(cliff.agent, log, { goal: 'maximize', seed: 1, structure: true });
+    const spoilt = await optimizeAgent(cliff.agent, wild, { goal: 'maximize', seed: 1, structure: true });
+    if (plain.status !== 'optimized' || spoilt.status !== 'optimized') throw new Error('insufficient');
+    expect(Math.abs(truth(cliff, spoilt.definition) - truth(cliff, plain.definition))).toBeLessThan(0.02 * truth(cliff, plain.definition));
+  });
+
+  it('forget: with a half-life, what the world did lately outweighs what it did long ago', () => {
+    // the same situations and answers twice: first the metric was 0, lately it is 1
+    const random = seededRandom(6);
+    const half = Array.from({ length: 300 }, () => ({ input: { temperature: 10 + 30 * random() }, crisp: { price: 1 }, returned: { price: 0.9 + 0.2 * random() } }));
+    const log = [...half.map((entry) => ({ ...entry, metric: 0 })), ...half.map((entry) => ({ ...entry, metric: 1 }))];
+    const compiled = compileAgent(cliff.agent);
+    const data = datasetOf(log, compiled.inputs, compiled.outputs);
+    const points = Int32Array.from({ length: 50 }, (_, i) => 300 + i);
+    const hoods = nearestNeighbours(data, points, 64);
+    const bandwidths = chooseBandwidths(data, hoods);
+    const at = returnedAtPoints(data, points);
+    const recency = (halfLife: number) => Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / halfLife));
+    const remembering = new MetricEstimator(data, hoods, bandwidths).estimate(at);
+    const forgetting = new MetricEstimator(data, hoods, bandwidths, recency(30)).estimate(at);
+    expect(remembering).toBeGreaterThan(0.3);
+    expect(remembering).toBeLessThan(0.7);
+    expect(forgetting).toBeGreaterThan(0.99);
+  });
+});
+
+describe('trial values relative to the situation', () => {
+  it('keep the difference between the arms and lose the spread the situations cause', () => {
+    const random = seededRandom(5);
+    const situation = () => ({ temperature: 10 + 30 * random() });
+    const outcome = (input: Inputs, lift: number) => 4 * input.temperature! + lift + gaussian(random);
+    const ranges = { temperature: { range: [10, 40] as const } };
+    const outputs = { price: { range: [0, 3] as const } };
+    const entry = (lift: number) => {
+      const input = situation();
+      return { input, crisp: { price: 1 }, metric: outcome(input, lift) };
+    };
+    const before = Array.from({ length: 2000 }, () => entry(0));
+    const trial = Array.from({ length: 400 }, (_, i) => entry(i % 2 ? 1 : 0));
+    const adjusted = situationAdjusted(before, trial, ranges, outputs);
+    const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+    const sd = (values: number[]) => Math.sqrt(mean(values.map((v) => (v - mean(values)) ** 2)));
+    const arm = (values: ArrayLike<number>, parity: number) => Array.from(values).filter((_, i) => i % 2 === parity);
+    const raw = trial.map(({ metric }) => metric);
+    expect(mean(arm(adjusted, 1)) - mean(arm(adjusted, 0))).toBeCloseTo(1, 0);
+    expect(sd(arm(adjusted, 0))).toBeLessThan(0.1 * sd(arm(raw, 0)));
+  });
+});
