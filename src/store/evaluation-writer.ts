@@ -1,6 +1,7 @@
 import type { FuzzboxDatabase } from './database.js';
 import { groupLogs, LOG_CHUNK } from './evaluations.js';
-import { applyTallies, count, type TallyChanges } from './tallies.js';
+import { isQuotaExceeded } from './quota.js';
+import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
 import type { EvaluationRecord, LogGroupRecord } from './records.js';
 
 interface Job {
@@ -9,26 +10,40 @@ interface Job {
   versionID: string;
   logs: EvaluationRecord[];
   groups: LogGroupRecord[];
+  /** a large job's groups written so far (the next piece starts here), and their keys */
+  written: number;
+  seqs: number[];
   resolve: (stored: boolean) => void;
   reject: (error: unknown) => void;
 }
 
-/** A job of more logs than one group holds is written in a transaction of its own. */
+/** A job of more logs than one group holds never shares a transaction. */
 const isLarge = (job: Job) => job.logs.length > LOG_CHUNK;
+
+/**
+ * Group records per transaction of a large job: 512 logs. A single evaluation that arrives while
+ * a batch is written waits for one piece, not the batch (docs/REST.md, "Cost of a request").
+ */
+export const PIECE_GROUPS = 8;
 
 /**
  * Stores evaluation logs with group commit: requests that arrive while a transaction is being
  * written wait for it and then share the next one. A lone request starts its transaction at
  * once; under load, one commit (one disk flush with strict durability) serves many requests.
- * Small requests go first and together; a batch of more than LOG_CHUNK logs gets a transaction
- * of its own, so a single evaluation waits for at most one batch's write, never shares one.
+ * Small requests go first and together; a batch of more than LOG_CHUNK logs never shares a
+ * transaction, and one of more than PIECE_GROUPS groups is written PIECE_GROUPS groups per
+ * transaction, the small requests waiting meanwhile going between its pieces: a single
+ * evaluation waits for at most one piece's write.
  *
  * The logs come computed and grouped: a transaction here reads the agents' heads (owner and
  * latest version) and adds the logs, nothing else, so it is as short as the writes and locks
  * neither `agents` nor `versions`, which other requests read meanwhile (docs/REST.md, "Cost of
- * a request"). Each request is checked against its agent's head as it is in that transaction, so
- * a concurrent PUT or DELETE (which writes the head) lands wholly before or after it; a request
- * whose agent is no longer at its version (or is gone) is not stored and resolves `false`.
+ * a request"). Each request (each piece) is checked against its agent's head as it is in that
+ * transaction, so a concurrent PUT or DELETE (which writes the head) lands wholly before or after
+ * it; a request whose agent is no longer at its version (or is gone) is not stored and resolves
+ * `false`. A request written in pieces answers only once every piece is stored; when a piece
+ * finds its agent moved on, or fails (a full disk), the pieces already stored are deleted again
+ * before it resolves `false` or rejects: no answer ever goes out with part of its logs.
  */
 export class EvaluationWriter {
   readonly #db: FuzzboxDatabase;
@@ -44,51 +59,110 @@ export class EvaluationWriter {
     // one record per group of logs, not per log: IndexedDB's cost is per record
     const groups = groupLogs(logs);
     return new Promise<boolean>((resolve, reject) => {
-      this.#queue.push({ userID, agentID, versionID, logs, groups, resolve, reject });
+      this.#queue.push({ userID, agentID, versionID, logs, groups, written: 0, seqs: [], resolve, reject });
       if (!this.#writing) void this.#drain();
     });
   }
 
   async #drain(): Promise<void> {
     this.#writing = true;
-    while (this.#queue.length > 0) await this.#commit(this.#next());
+    while (this.#queue.length > 0) {
+      const small = this.#queue.filter((job) => !isLarge(job));
+      if (small.length > 0) {
+        this.#queue = this.#queue.filter((job) => isLarge(job));
+        await this.#commit(small);
+      } else {
+        await this.#writePiece(this.#queue[0]!);
+      }
+    }
     this.#writing = false;
   }
 
-  /** Every small job waiting, or else the oldest large one. */
-  #next(): Job[] {
-    const small = this.#queue.filter((job) => !isLarge(job));
-    const jobs = small.length > 0 ? small : [this.#queue[0]!];
-    this.#queue = this.#queue.filter((job) => !jobs.includes(job));
-    return jobs;
-  }
-
+  /** Every job's logs in one transaction; each resolves whether its agent was still at its version. */
   async #commit(jobs: Job[]): Promise<void> {
-    const db = this.#db;
-    const stored: boolean[] = [];
+    let stored: boolean[];
     try {
-      await db.transaction('rw', [db.heads, db.logGroups, db.tallies], async () => {
-        const heads = await db.heads.bulkGet(jobs.map((job) => job.agentID));
-        const groups: LogGroupRecord[] = [];
-        const changes: TallyChanges = new Map();
-        jobs.forEach((job, index) => {
-          const head = heads[index];
-          const current = head?.userID === job.userID && head.latestVersion === job.versionID;
-          stored.push(current);
-          if (!current) return;
-          groups.push(...job.groups);
-          count(changes, job.userID, job.logs.length);
-        });
-        if (groups.length > 0) {
-          await db.logGroups.bulkAdd(groups);
-          await applyTallies(db, changes);
-        }
-      });
+      stored = await this.#store(jobs, (job) => job.groups);
     } catch (error) {
       // the transaction was aborted: nothing of any job was written
       for (const job of jobs) job.reject(error);
       return;
     }
     jobs.forEach((job, index) => job.resolve(stored[index]!));
+  }
+
+  /** The next piece of `job`, the oldest large job; it leaves the queue when done or given up. */
+  async #writePiece(job: Job): Promise<void> {
+    const piece = (job: Job) => job.groups.slice(job.written, job.written + PIECE_GROUPS);
+    let outcome: { stored: boolean } | { error: unknown };
+    try {
+      const [current] = await this.#store([job], piece);
+      outcome = { stored: current! };
+    } catch (error) {
+      outcome = { error };
+    }
+    if ('stored' in outcome && outcome.stored && job.written < job.groups.length) return;
+    this.#queue = this.#queue.filter((waiting) => waiting !== job);
+    if ('stored' in outcome && outcome.stored) return job.resolve(true);
+    try {
+      await this.#remove(job);
+    } catch (error) {
+      return job.reject(error);
+    }
+    if ('error' in outcome) job.reject(outcome.error);
+    else job.resolve(false);
+  }
+
+  /**
+   * One transaction storing `groupsOf(job)` for each job whose agent is still at its version;
+   * a large job notes what it wrote. Resolves which jobs were current.
+   */
+  async #store(jobs: Job[], groupsOf: (job: Job) => LogGroupRecord[]): Promise<boolean[]> {
+    const db = this.#db;
+    const written = new Map<Job, number[]>();
+    const stored = await db.transaction('rw', [db.heads, db.logGroups, db.tallies], async () => {
+      const heads = await db.heads.bulkGet(jobs.map((job) => job.agentID));
+      const current = jobs.map((job, index) => heads[index]?.userID === job.userID && heads[index].latestVersion === job.versionID);
+      const storing = jobs.filter((_, index) => current[index]).map((job) => ({ job, groups: groupsOf(job) }));
+      if (storing.length === 0) return current;
+      const keys = (await db.logGroups.bulkAdd(storing.flatMap(({ groups }) => groups), { allKeys: true })) as number[];
+      const changes: TallyChanges = new Map();
+      let offset = 0;
+      for (const { job, groups } of storing) {
+        written.set(job, keys.slice(offset, (offset += groups.length)));
+        count(changes, job.userID, groups.reduce((logs, group) => logs + group.keys.length, 0));
+      }
+      await applyTallies(db, changes);
+      return current;
+    });
+    // committed: only now does a large job count its piece as written
+    for (const [job, keys] of written) {
+      job.written += keys.length;
+      job.seqs.push(...keys);
+    }
+    return stored;
+  }
+
+  /**
+   * Deletes the pieces of `job` stored so far (its request will not answer with them), and takes
+   * them off the tally; on a full disk, where even that tally's put is refused, the deletes alone
+   * (which commit on a full disk) and the tally is dropped, to be recounted.
+   */
+  async #remove(job: Job): Promise<void> {
+    if (job.seqs.length === 0) return;
+    const db = this.#db;
+    const remove = (full: boolean) =>
+      db.transaction('rw', db.logGroups, db.tallies, async () => {
+        const groups = await db.logGroups.bulkGet(job.seqs);
+        await db.logGroups.bulkDelete(job.seqs);
+        if (full) await dropTally(db, job.userID);
+        else await applyTallies(db, count(new Map(), job.userID, -groups.reduce((logs, group) => logs + (group?.keys.length ?? 0), 0)));
+      });
+    try {
+      await remove(false);
+    } catch (error) {
+      if (!isQuotaExceeded(error)) throw error;
+      await remove(true);
+    }
   }
 }

@@ -3,6 +3,8 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { DexieStore } from '../../src/store/dexie-store.js';
+import { PIECE_GROUPS } from '../../src/store/evaluation-writer.js';
+import { failWrites, quotaExceeded } from '../support/faults.js';
 import type { AgentRecord, EvaluationRecord } from '../../src/store/records.js';
 
 const body = {
@@ -22,7 +24,8 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-const logs = (count: number): EvaluationRecord[] =>
+/** `count` logs of one request: one time, as the service gives them. */
+const logs = (count: number, createdAt = new Date().toISOString()): EvaluationRecord[] =>
   Array.from({ length: count }, () => ({
     reqID: crypto.randomUUID(),
     userID: 'U1',
@@ -30,7 +33,7 @@ const logs = (count: number): EvaluationRecord[] =>
     versionID: agent.latestVersion,
     input: { service: 2 },
     crisp: { tip: 5 },
-    createdAt: new Date().toISOString(),
+    createdAt,
   }));
 
 /** Each promise's label, in the order they settle. */
@@ -46,14 +49,40 @@ test("reading the agent does not wait for a batch's write of its logs", async ()
   expect((await store.countRecords('U1')).evaluations).toBe(4096);
 });
 
-test("a single evaluation's write goes before a waiting batch's, not with it", async () => {
+test("a single evaluation's write waits for one piece of a batch's write, not the batch, and goes before a waiting batch", async () => {
   const order = await settlingOrder({
     first: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096)),
     second: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096)),
     single: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(1)),
   });
-  expect(order).toEqual(['first', 'single', 'second']);
+  expect(order).toEqual(['single', 'first', 'second']);
   expect((await store.countRecords('U1')).evaluations).toBe(2 * 4096 + 1);
+  // in the order stored: the first batch's first piece, the single evaluation, the rest of the batches
+  const sizes = (await store.db.logGroups.toArray()).map((group) => group.keys.length);
+  expect(sizes).toEqual([...Array(PIECE_GROUPS).fill(64), 1, ...Array(128 - PIECE_GROUPS).fill(64)]);
+});
+
+test('a batch whose later piece fails on a full disk stores nothing: its stored pieces are deleted again, the tally as before', async () => {
+  const before = await store.countRecords('U1');
+  const restore = failWrites('logGroups', quotaExceeded, { after: PIECE_GROUPS * 2 });
+  try {
+    await expect(store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096))).rejects.toMatchObject({ name: expect.stringMatching(/Quota/) });
+  } finally {
+    restore();
+  }
+  expect(await store.db.logGroups.count()).toBe(0);
+  expect(await store.countRecords('U1')).toEqual(before);
+  expect(await store.db.tallies.get('U1')).toMatchObject({ evaluations: 0, feedback: 0 });
+});
+
+test('a PUT that lands between the pieces of a batch: the pieces stored are deleted again and the batch resolves false', async () => {
+  const batch = store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096));
+  // once a piece is stored (this read waits for the piece's transaction)
+  while ((await store.db.logGroups.count()) === 0);
+  await store.updateAgent('U1', agent.id, body, []);
+  expect(await batch).toBe(false);
+  expect(await store.db.logGroups.count()).toBe(0);
+  expect((await store.countRecords('U1')).evaluations).toBe(0);
 });
 
 test('logs computed on a version that a PUT replaced meanwhile are not stored; a deleted agent stores none', async () => {
