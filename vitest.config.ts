@@ -26,18 +26,18 @@ export default defineConfig({
           name: 'dexie',
           include: ['test/**/*.test.ts'],
           // only PostgreSQL has migrations in SQL; the server's tests need the real server
-          exclude: ['test/store/postgres.test.ts', 'test/server/**', 'test/sync/**'],
+          exclude: ['test/store/postgres.test.ts', 'test/server/**', 'test/sync/**', 'test/browser/sync.test.ts'],
           env: { FUZZBOX_TEST_STORE: 'dexie' },
         },
       },
       // PostgreSQL answers through a socket or a WebAssembly build: slower per request than
       // fake-indexeddb, more so on a loaded machine, so its tests get more time
-      { extends: true, test: { name: 'pglite', include: [...conformance, 'test/sync/**/*.test.ts'], testTimeout: 120_000, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
+      { extends: true, test: { name: 'pglite', include: [...conformance, 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts'], testTimeout: 120_000, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
       {
         extends: true,
         test: {
           name: 'postgres',
-          include: [...conformance, 'test/server/**/*.test.ts', 'test/sync/**/*.test.ts'],
+          include: [...conformance, 'test/server/**/*.test.ts', 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts'],
           testTimeout: 120_000,
           env: { FUZZBOX_TEST_STORE: 'postgres' },
           globalSetup: ['./test/support/postgres-server.ts'],

@@ -4,6 +4,7 @@ export { FuzzyClient, FuzzyApiError } from './client.js';
 export type { Evaluation, EvaluateOptions, FuzzyClientOptions, ListEvaluationsOptions } from './client.js';
 export { requestPersistence } from './persistence.js';
 export { SYNC_EVENTS, type WorkerSyncSettings } from '../sw/messages.js';
+export { WorkerSyncError, type WorkerSync } from './sync.js';
 export type { SyncEvent } from '../api/replicator.js';
 export type { SyncStatus } from '../schema/sync.js';
 // Every type the client's methods take or return, by name, so an app can annotate its own code.

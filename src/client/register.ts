@@ -2,7 +2,9 @@
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
 import { requestPersistence } from './persistence.js';
-import { CLAIM, INSTALL_FAILED, SKIP_WAITING, SYNC_CONFIGURE, SYNC_NOW, type InstallFailure, type WorkerSyncSettings } from '../sw/messages.js';
+import type { SyncEvent } from '../api/replicator.js';
+import { CLAIM, INSTALL_FAILED, SKIP_WAITING, type InstallFailure, type WorkerSyncSettings } from '../sw/messages.js';
+import { onWorkerSync, workerSync, type WorkerSync } from './sync.js';
 
 export interface RegisterOptions {
   /** The worker's scope; default the directory of its URL. The page must lie inside it. */
@@ -21,8 +23,11 @@ export interface RegisterOptions {
    * `interval` and `batchSize`; `null` turns sync off. The worker keeps the settings (a restarted
    * worker syncs on its own); leave it out to keep what the worker has. While the page is open, a
    * round runs each time it comes back online. Rounds are posted on the BroadcastChannel `fuzzbox-sync`.
+   * Registration resolves once the worker has the settings.
    */
   sync?: WorkerSyncSettings | null;
+  /** Called with each sync round the worker reports (the BroadcastChannel `fuzzbox-sync`). */
+  onSync?: (event: SyncEvent) => void;
 }
 
 export interface WorkerUpdate {
@@ -36,6 +41,8 @@ export interface FuzzyWorker {
   update(): Promise<void>;
   /** With `persist: true`, whether the browser made the storage persistent; else undefined. */
   readonly persisted: boolean | undefined;
+  /** The worker's sync: settings, a round now, the status. */
+  readonly sync: WorkerSync;
 }
 
 export class WorkerRegistrationError extends Error {
@@ -97,12 +104,14 @@ async function register(
   );
   const { onUpdate } = options;
   if (onUpdate) announceUpdates(container, registration, timeout, onUpdate);
+  const sync = workerSync(() => registration.active, timeout);
+  if (options.onSync) onWorkerSync(options.onSync);
   if (options.sync !== undefined) {
-    container.controller?.postMessage({ type: SYNC_CONFIGURE, sync: options.sync });
-    if (options.sync) globalThis.addEventListener('online', () => container.controller?.postMessage({ type: SYNC_NOW }));
+    await sync.configure(options.sync);
+    if (options.sync) globalThis.addEventListener('online', () => void sync.now().catch(() => undefined));
   }
   const persisted = options.persist ? await requestPersistence() : undefined;
-  return { registration, update: () => workbox.update(), persisted };
+  return { registration, update: () => workbox.update(), persisted, sync };
 }
 
 /**

@@ -2,14 +2,28 @@
 // The service-worker adapter: the browser's fetch events in, the shared request handler's
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
-import { createFuzzyService, errorResponse, normaliseBasePath, routes } from '../api/index.js';
+import { createFuzzyService, errorResponse, normaliseBasePath, routes, type FuzzyService } from '../api/index.js';
 import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { SyncOptions } from '../api/index.js';
-import { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, type InstallFailure, type WorkerSyncSettings } from './messages.js';
+import type { SyncStatus } from '../schema/sync.js';
+import {
+  CLAIM,
+  INSTALL_FAILED,
+  OPTIMIZE_PROGRESS,
+  SKIP_WAITING,
+  SYNC_CONFIGURE,
+  SYNC_EVENTS,
+  SYNC_NOW,
+  SYNC_STATUS,
+  type InstallFailure,
+  type SyncReply,
+  type WorkerSyncSettings,
+} from './messages.js';
 import { offlineFiles, type OfflineFile } from './offline.js';
 
-export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, type InstallFailure, type OfflineFile, type WorkerSyncSettings };
+export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, SYNC_STATUS };
+export type { InstallFailure, OfflineFile, SyncReply, WorkerSyncSettings };
 export type { RetentionPolicy };
 
 export interface FuzzyWorkerOptions {
@@ -40,16 +54,25 @@ export interface FuzzyWorkerOptions {
 const SYNC_SETTINGS_CACHE = 'fuzzbox-sync';
 const SYNC_SETTINGS_URL = '/fuzzbox-sync-settings';
 
+/** A service and the requests it is answering: one replaced by new settings closes once they are done. */
+interface LiveService {
+  service: FuzzyService;
+  requests: number;
+  retired: boolean;
+}
+
 /** The first path segment (after basePath) of every endpoint: `agent`, `version`, … */
 const serviceRoots = new Set(routes.map((route) => route.path.split('/')[1]));
 
 export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: FuzzyWorkerOptions = {}): void {
   const basePath = normaliseBasePath(options.basePath ?? '/');
-  let service: Promise<ReturnType<typeof createFuzzyService>> | undefined;
+  let service: Promise<LiveService> | undefined;
   let progress: BroadcastChannel | undefined;
   let syncEvents: BroadcastChannel | undefined;
-  const create = (sync: SyncOptions | undefined) =>
-    createFuzzyService({
+  const create = (sync: SyncOptions | undefined): LiveService => ({
+    requests: 0,
+    retired: false,
+    service: createFuzzyService({
       indexedDB: worker.indexedDB,
       // A worker global the DOM typings leave off ServiceWorkerGlobalScope.
       IDBKeyRange: (worker as unknown as { IDBKeyRange: typeof IDBKeyRange }).IDBKeyRange,
@@ -67,16 +90,42 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
             sync: { fetch: (input, init) => worker.fetch(input, init), ...sync },
             onSync: (event) => (syncEvents ??= new BroadcastChannel(SYNC_EVENTS)).postMessage(event),
           }),
-    });
+    }),
+  });
   const syncSettings = new SyncSettings(worker);
   // Created on first use: a restarted worker simply opens the same database again, and reads the settings a page gave.
   const handler = () => (service ??= (async () => create(options.sync ?? (await syncSettings.read())))());
-  /** A page changed the sync settings: the next request gets a service with them, and the old one is closed (a request it is still answering may fail). */
+  /** Runs `work` on the current service; a service replaced meanwhile closes once its last request is answered. */
+  async function using<T>(work: (service: FuzzyService) => Promise<T>): Promise<T> {
+    const live = await handler();
+    live.requests++;
+    try {
+      return await work(live.service);
+    } finally {
+      if (--live.requests === 0 && live.retired) void live.service.close();
+    }
+  }
+  /** A page changed the sync settings: the next request gets a service with them, and the old one closes after the requests it is answering. */
   const resync = async (settings: WorkerSyncSettings | null) => {
     if (options.sync || !(await syncSettings.write(settings))) return;
     const old = service;
     service = undefined;
-    await (await old)?.close();
+    const live = await old?.catch(() => undefined);
+    if (!live) return;
+    live.retired = true;
+    if (live.requests === 0) await live.service.close();
+  };
+  /** A page's sync message: done, then answered on its port (if it sent one) with the status. */
+  const syncMessage = async (data: { type: unknown; sync?: WorkerSyncSettings | null }, port: MessagePort | undefined) => {
+    let reply: SyncReply;
+    try {
+      if (data.type === SYNC_CONFIGURE) await resync(data.sync ?? null);
+      const status = await using(async ({ sync }): Promise<SyncStatus | null> => (sync ? (data.type === SYNC_NOW ? sync.now() : sync.status()) : null));
+      reply = { status };
+    } catch (error) {
+      reply = { error: error instanceof Error ? error.message : String(error) };
+    }
+    port?.postMessage(reply);
   };
 
   const isServiceRequest = (url: URL) => {
@@ -98,8 +147,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     const type = (event.data as { type?: unknown } | null)?.type;
     if (type === SKIP_WAITING) event.waitUntil(worker.skipWaiting());
     if (type === CLAIM) event.waitUntil(worker.clients.claim());
-    if (type === SYNC_CONFIGURE) event.waitUntil(resync((event.data as { sync: WorkerSyncSettings | null }).sync));
-    if (type === SYNC_NOW) event.waitUntil(handler().then((current) => current.sync?.now()));
+    if (type === SYNC_CONFIGURE || type === SYNC_NOW || type === SYNC_STATUS) event.waitUntil(syncMessage(event.data, event.ports[0]));
   });
 
   worker.addEventListener('fetch', (event) => {
@@ -107,7 +155,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       // then(): a service that cannot even be created (say, a bad retention option) answers a 500 too
-      event.respondWith(Promise.resolve().then(async () => (await handler()).handle(event.request)).catch(internalError));
+      event.respondWith(Promise.resolve().then(() => using((service) => service.handle(event.request))).catch(internalError));
     } else if (url.origin === worker.location.origin) {
       offline?.answer(event);
     }

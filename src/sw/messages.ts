@@ -1,4 +1,5 @@
 // The messages a page sends the worker: shared by both sides so the names cannot drift apart.
+import type { SyncStatus } from '../schema/sync.js';
 
 /** Lets a waiting (updated) worker become active now; workbox-window sends exactly this. */
 export const SKIP_WAITING = 'SKIP_WAITING';
@@ -13,6 +14,13 @@ export const OPTIMIZE_PROGRESS = 'fuzzbox-optimize-progress';
 export const SYNC_CONFIGURE = 'fuzzbox-sync-configure';
 /** Asks the worker for a sync round now (the page went online). */
 export const SYNC_NOW = 'fuzzbox-sync-now';
+/** Asks the worker for its sync status. */
+export const SYNC_STATUS = 'fuzzbox-sync-status';
+/**
+ * What the worker answers a sync message on the port sent with it, if any: the status once the
+ * settings are in force or the round is done (null while sync is off), or why it failed.
+ */
+export type SyncReply = { status: SyncStatus | null } | { error: string };
 
 /** What a page may set of the worker's sync: everything but `fetch`, which is the worker's. */
 export interface WorkerSyncSettings {
