@@ -4,7 +4,8 @@
 // filled first, the storage left to settle, then the sizes are measured in interleaved blocks of
 // rounds (after a warm-up block each), so the machine's load weighs on all of them alike and the
 // last column, the largest size over the smallest, is measured in one state. Prints one Markdown
-// table for each. SCALE_NODE_SIZES / SCALE_BROWSER_SIZES (comma-separated; empty skips) and
+// table for each, and one for the PostgreSQL store on PGlite files. SCALE_NODE_SIZES /
+// SCALE_PGLITE_SIZES / SCALE_BROWSER_SIZES (comma-separated; empty skips) and
 // SCALE_ROUNDS override the defaults.
 import { spawnSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,6 +18,7 @@ import { getHeapStatistics } from 'node:v8';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { chromium, type Page } from 'playwright-core';
 import { bundleForPage, chromiumArgs, chromiumPath } from '../test/browser/harness.js';
+import { pgliteBackend } from './scale-postgres.js';
 import { OPERATIONS, openScaleStore, scaleTable, type Samples, type ScaleResult, type ScaleStore } from './scale.js';
 
 // fake-indexeddb keeps everything in JavaScript objects: 1.1 M logs and as many control records
@@ -30,6 +32,7 @@ if (getHeapStatistics().heap_size_limit < 7 * 2 ** 30) {
 const load = () => `load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`;
 const sizes = (variable: string, fallback: number[]) => process.env[variable]?.split(',').filter(Boolean).map(Number) ?? fallback;
 const nodeSizes = sizes('SCALE_NODE_SIZES', [1_000, 100_000, 1_000_000]);
+const pgliteSizes = sizes('SCALE_PGLITE_SIZES', [1_000, 100_000, 1_000_000]);
 const browserSizes = sizes('SCALE_BROWSER_SIZES', [1_000, 100_000, 1_000_000]);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 200);
 /** Rounds per block: each size runs a block in turn. */
@@ -39,6 +42,7 @@ const BLOCK = 10;
 interface Subject {
   size: number;
   fill(): Promise<number>;
+  fillControl(): Promise<void>;
   measure(rounds: number): Promise<Samples>;
   bytesPerEvaluation(): Promise<number | null>;
 }
@@ -50,6 +54,8 @@ async function measureAll(subjects: Subject[], settled: () => Promise<void>, lab
     fills.push(await subject.fill());
     console.error(`  ${label}: ${subject.size} stored in ${fills.at(-1)!.toFixed(0)} s (${load()})`);
   }
+  await settled();
+  for (const subject of subjects) await subject.fillControl();
   await settled();
   for (const subject of subjects) await subject.measure(BLOCK); // warm-up, not counted
   const samples = subjects.map(() => Object.fromEntries(OPERATIONS.map((name) => [name, [] as number[]])) as Samples);
@@ -78,6 +84,21 @@ if (nodeSizes.length > 0) {
   console.log(scaleTable(results));
   console.log(`(${load()} at the end)`);
   for (const store of stores) await store.close();
+}
+
+if (pgliteSizes.length > 0) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fuzzbox-scale-pglite-'));
+  const stores: ScaleStore[] = [];
+  try {
+    for (const size of pgliteSizes) stores.push(await openScaleStore({ size, backend: () => pgliteBackend(join(dataDir, String(size))) }));
+    const results = await measureAll(stores, () => sleep(1000), 'pglite');
+    console.log(`\nThe PostgreSQL store on PGlite files (what \`fuzzbox serve\` runs on without a server); control: a plain table; ${ROUNDS} rounds interleaved`);
+    console.log(scaleTable(results));
+    console.log(`(${load()} at the end)`);
+  } finally {
+    for (const store of stores) await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 if (browserSizes.length > 0) {
@@ -114,6 +135,7 @@ if (browserSizes.length > 0) {
       subjects.push({
         size,
         fill: () => page.evaluate(() => (globalThis as any).scale.fill()),
+        fillControl: () => page.evaluate(() => (globalThis as any).scale.fillControl()),
         measure: (rounds) => page.evaluate((rounds) => (globalThis as any).scale.measure(rounds), rounds),
         bytesPerEvaluation: () => page.evaluate(() => (globalThis as any).scale.bytesPerEvaluation()),
       });

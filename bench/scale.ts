@@ -4,7 +4,7 @@
 // a LevelDB of its own in a persistent profile) and measures them in interleaved blocks: whatever
 // the machine does meanwhile weighs on every size alike, so their ratios hold even when the
 // absolute figures drift with the load.
-import { createFuzzyService } from '../src/api/index.js';
+import { createFuzzyService, type FuzzyService } from '../src/api/index.js';
 import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
 import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
@@ -37,6 +37,8 @@ export interface ScaleStoreOptions extends DatabaseOptions {
   size: number;
   /** `navigator.storage.estimate` where there is one: bytes stored per evaluation */
   estimate?: () => Promise<{ usage?: number }>;
+  /** another store than IndexedDB's (bench/scale-postgres.ts); IndexedDB by `DatabaseOptions` when absent */
+  backend?: () => Promise<ScaleBackend>;
 }
 
 export interface ScaleStore {
@@ -45,6 +47,8 @@ export interface ScaleStore {
   readonly dbName: string;
   /** Stores `size` evaluations; resolves to the seconds it took. */
   fill(): Promise<number>;
+  /** Notes the storage the evaluations take, then stores the control's `size` records. */
+  fillControl(): Promise<void>;
   /** `rounds` rounds of every operation. */
   measure(rounds: number): Promise<Samples>;
   /** Storage used per stored evaluation (`estimate()`), null without one. */
@@ -64,7 +68,7 @@ const FILL_CHUNK = 20_000;
 /** A spread of 0 ≤ i < n over [0, n): the picks of consecutive rounds land far apart. */
 const scatter = (i: number, n: number) => Math.floor((((i * 2654435761) % 4294967296) / 4294967296) * n);
 /** The control store's key of record i: unordered, as random ids are. */
-const controlKey = (i: number) => `${scatter(i, 4294967296).toString(36)}-${i}`;
+export const controlKey = (i: number) => `${scatter(i, 4294967296).toString(36)}-${i}`;
 
 /** Opens a database of raw IndexedDB, creating its one object store `records`. */
 function openControl(factory: IDBFactory, name: string): Promise<IDBDatabase> {
@@ -86,14 +90,66 @@ function inControl(db: IDBDatabase, mode: IDBTransactionMode, work: (records: ID
   });
 }
 
+/** What a control record holds: about what a log does. */
+export const controlValue = (i: number) => ({ input: { temperature: (i * 7.3) % 40 }, crisp: { fan: 25 }, createdAt: new Date().toISOString() });
+
+/** The store's service, its records written in bulk as the service writes them, and the control beside it. */
+export interface ScaleBackend {
+  service: FuzzyService;
+  /** Stores `requests` (each request's logs, in order) and `feedback`, as the service would have. */
+  bulk(requests: EvaluationRecord[][], feedback: FeedbackRecord[]): Promise<void>;
+  /** After the fill: the account's counts, where the store keeps them. */
+  counted(userID: string, evaluations: number, feedback: number): Promise<void>;
+  /** The control: `count` plain records keyed `controlKey(0…count-1)`; one put, committed; one get. */
+  fillControl(count: number): Promise<void>;
+  putControl(i: number): Promise<void>;
+  getControl(i: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** IndexedDB (the browser's, or fake-indexeddb in Node): the service's store, and a bare object store as control. */
+async function indexedDBBackend(options: DatabaseOptions, dbName: string): Promise<ScaleBackend> {
+  const service = createFuzzyService({ ...options, dbName });
+  const db = new FuzzboxDatabase(dbName, options);
+  const control = await openControl((options.indexedDB ?? indexedDB) as IDBFactory, `${dbName}-control`);
+  return {
+    service,
+    async bulk(requests, feedback) {
+      // one group per request, as the writer stores them
+      const groups = requests.flatMap((logs) => groupLogs(logs));
+      await db.transaction('rw', db.logGroups, db.feedback, async () => {
+        const seqs = await db.logGroups.bulkAdd(groups, { allKeys: true });
+        const stored = new Map(groups.flatMap((group, i) => group.keys.map(([, reqID]) => [reqID, seqs[i]!] as const)));
+        await db.feedback.bulkAdd(feedback.map((item) => ({ ...item, logGroup: stored.get(item.evaluationLog)! })));
+      });
+    },
+    async counted(userID, evaluations, feedback) {
+      await db.tallies.put({ userID, evaluations, feedback });
+    },
+    async fillControl(count) {
+      for (let from = 0; from < count; from += FILL_CHUNK) {
+        await inControl(control, 'readwrite', (records) => {
+          for (let i = from; i < Math.min(count, from + FILL_CHUNK); i++) records.add(controlValue(i), controlKey(i));
+        });
+      }
+    },
+    putControl: (i) => inControl(control, 'readwrite', (records) => void records.put(controlValue(i), controlKey(i))),
+    getControl: (i) => inControl(control, 'readonly', (records) => void records.get(controlKey(i))),
+    async close() {
+      db.close();
+      control.close();
+      await service.close();
+    },
+  };
+}
+
 export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleStore> {
   const { size, estimate } = options;
   const dbName = `scale-${size}-${Date.now()}`;
   const usage = async () => (estimate ? ((await estimate()).usage ?? 0) : 0);
   const startUsage = await usage();
-  const service = createFuzzyService({ ...options, dbName });
-  const db = new FuzzboxDatabase(dbName, options);
-  const control = await openControl((options.indexedDB ?? indexedDB) as IDBFactory, `${dbName}-control`);
+  const backend = await (options.backend ?? (() => indexedDBBackend(options, dbName)))();
+  const { service } = backend;
   const call = async (method: string, path: string, key: string, body?: unknown) => {
     const response = await service.handle(
       new Request(`http://bench.local/${path}`, {
@@ -115,34 +171,32 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
   const batched: string[] = [];
   let stored = 0;
   let controlRecords = 0;
+  let storedBytes = 0;
   let round = 0;
 
   const log = (reqID: string, i: number): EvaluationRecord => {
     const temperature = (i * 7.3) % 40;
     return { reqID, ...base, input: { temperature }, crisp: { fan: 25 + temperature }, createdAt: new Date().toISOString() };
   };
-  const controlValue = (i: number) => ({ input: { temperature: (i * 7.3) % 40 }, crisp: { fan: 25 }, createdAt: new Date().toISOString() });
 
   /** The records the service itself writes, bulk-added: half the logs as 4096 batches, half single, feedback on every fourth. */
   async function fillStore(count: number) {
     const batches = Math.floor(count / 2 / BATCH);
-    let pending: { groups: ReturnType<typeof groupLogs>; feedback: FeedbackRecord[] } = { groups: [], feedback: [] };
+    let pending: { requests: EvaluationRecord[][]; feedback: FeedbackRecord[] } = { requests: [], feedback: [] };
     const flush = async () => {
-      await db.transaction('rw', db.logGroups, db.feedback, async () => {
-        await db.logGroups.bulkAdd(pending.groups);
-        await db.feedback.bulkAdd(pending.feedback);
-      });
-      pending = { groups: [], feedback: [] };
+      await backend.bulk(pending.requests, pending.feedback);
+      pending = { requests: [], feedback: [] };
     };
     const add = async (ids: string[]) => {
-      pending.groups.push(...groupLogs(ids.map((id, i) => log(id, stored + i))));
+      pending.requests.push(ids.map((id, i) => log(id, stored + i)));
       for (const [i, id] of ids.entries()) {
         if ((stored + i) % 4 === 0) {
           pending.feedback.push({ id: crypto.randomUUID(), userID: base.userID, evaluationLog: id, data: { stars: 4 }, createdAt: new Date().toISOString() });
         }
       }
       stored += ids.length;
-      if (pending.groups.length + pending.feedback.length >= FILL_CHUNK) await flush();
+      // about FILL_CHUNK records a transaction: a batch is 64 of them, a single one, and feedback one each
+      if (pending.requests.length + pending.feedback.length >= FILL_CHUNK) await flush();
     };
     for (let b = 0; b < batches; b++) {
       const ids = newEvaluationIDs(BATCH);
@@ -155,17 +209,8 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
       await add([id]);
     }
     await flush();
-    // the tally the service keeps, as if every one of these had been a request
-    await db.tallies.put({ userID: base.userID, evaluations: stored, feedback: Math.ceil(stored / 4) });
-  }
-
-  async function fillControl(count: number) {
-    for (let from = 0; from < count; from += FILL_CHUNK) {
-      await inControl(control, 'readwrite', (records) => {
-        for (let i = from; i < Math.min(count, from + FILL_CHUNK); i++) records.add(controlValue(i), controlKey(i));
-      });
-    }
-    controlRecords = count;
+    // the counts the service keeps, as if every one of these had been a request
+    await backend.counted(base.userID, stored, Math.ceil(stored / 4));
   }
 
   const operations: Record<Operation, (i: number) => Promise<unknown>> = {
@@ -181,11 +226,8 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
     deleteSingle: (i) => call('DELETE', `evaluation/${singles.splice(scatter(i + 13, singles.length), 1)[0]}`, key),
     deleteBatchItem: (i) => call('DELETE', `evaluation/${batched.splice(scatter(i + 13, batched.length), 1)[0]}`, key),
     storage: () => call('GET', 'storage', key),
-    controlPut: () => inControl(control, 'readwrite', (records) => records.put(controlValue(controlRecords), controlKey(controlRecords++))),
-    controlGet: (i) =>
-      inControl(control, 'readonly', (records) => {
-        records.get(controlKey(scatter(i + 3, controlRecords)));
-      }),
+    controlPut: () => backend.putControl(controlRecords++),
+    controlGet: (i) => backend.getControl(scatter(i + 3, controlRecords)),
   };
 
   return {
@@ -194,11 +236,16 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
     async fill() {
       const start = performance.now();
       await fillStore(size);
-      await fillControl(size);
       // one batch made through the interface, so there are batch items at every size
       const probe = await call('POST', `agent/${base.agentID}`, key, Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })));
       batched.push(...probe.response.headers.get('X-Evaluation-ID')!.split(','));
       return (performance.now() - start) / 1000;
+    },
+    async fillControl() {
+      // what the evaluations take (the storage settled since the fill), before the control's records join them
+      storedBytes = (await usage()) - startUsage;
+      await backend.fillControl(size);
+      controlRecords = size;
     },
     async measure(rounds) {
       const samples = Object.fromEntries(OPERATIONS.map((name) => [name, [] as number[]])) as Samples;
@@ -215,13 +262,9 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
       return samples;
     },
     async bytesPerEvaluation() {
-      return estimate ? ((await usage()) - startUsage) / (size + BATCH) : null;
+      return estimate ? storedBytes / (size + BATCH) : null;
     },
-    async close() {
-      db.close();
-      control.close();
-      await service.close();
-    },
+    close: () => backend.close(),
   };
 }
 
@@ -244,8 +287,8 @@ const labels: Record<Operation, string> = {
   deleteSingle: 'delete a single evaluation',
   deleteBatchItem: 'delete an item of a 4096 batch',
   storage: '`GET /storage`',
-  controlPut: 'control: bare IndexedDB put, N records',
-  controlGet: 'control: bare IndexedDB get, N records',
+  controlPut: 'control: one plain record put beside N (bare IndexedDB / a plain table)',
+  controlGet: 'control: one plain record got among N',
 };
 
 /**

@@ -3,7 +3,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
 import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { findGroup, groupLogs, logsOf } from './evaluations.js';
+import { findGroup, groupLogs, groupOf, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from './records.js';
 
@@ -218,8 +218,10 @@ export async function importLines(
   const merging = mode === 'merge';
   {
     let feedbackAdded = 0;
-    // logs are written together at the end, in groups; feedback later in the batch may name them
+    // logs are written together at the end, in groups; feedback later in the batch may name them,
+    // and is written after them, as it names the group its log is stored in
     const newLogs = new Map<string, EvaluationRecord>();
+    const feedbackOnNewLogs = new Map<string, FeedbackRecord>();
     const ownAgent = async (id: string) => {
       const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
       return agent && agent.userID === userID ? agent : undefined;
@@ -231,7 +233,9 @@ export async function importLines(
     const outcomes = await importEach(lines, importOne);
     if (newLogs.size > 0) {
       const groups = groupLogs([...newLogs.values()]);
-      await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups);
+      const seqs = await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups, { allKeys: true });
+      const stored = new Map(groups.flatMap((group, i) => group.keys.map(([, reqID]) => [reqID, seqs[i]!] as const)));
+      await db.feedback.bulkAdd([...feedbackOnNewLogs.values()].map((feedback) => ({ ...feedback, logGroup: stored.get(feedback.evaluationLog)! })));
     }
     await applyTallies(db, count(new Map(), userID, newLogs.size, feedbackAdded));
     return outcomes;
@@ -375,16 +379,20 @@ export async function importLines(
           return 'imported';
         }
         case 'feedback': {
-          const stored = await db.feedback.where('id').equals(record.id).first();
+          const stored = feedbackOnNewLogs.get(record.id) ?? (await db.feedback.where('id').equals(record.id).first());
           if (stored) {
             if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
             if (same(feedbackLine(stored), record)) return 'unchanged';
             refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
           }
-          const known = newLogs.has(record.evaluationLog) || (await findGroup(db, userID, record.evaluationLog)) !== undefined;
-          if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+          const logGroup = newLogs.has(record.evaluationLog) ? undefined : await groupOf(db, userID, record.evaluationLog);
+          if (logGroup === undefined && !newLogs.has(record.evaluationLog)) {
+            refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+          }
           const { kind: _, ...fields } = record;
-          await db.feedback.add({ ...fields, userID, ...(merging ? { merged: true as const } : {}) });
+          const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
+          if (logGroup === undefined) feedbackOnNewLogs.set(record.id, feedback);
+          else await db.feedback.add({ ...feedback, logGroup });
           feedbackAdded++;
           return 'imported';
         }

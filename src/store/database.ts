@@ -96,7 +96,25 @@ function declareVersions(db: Dexie): void {
         group.idPrefixes = idPrefixesOf(group.keys);
       });
     });
+  // Feedback names the log group holding its evaluation and is found through it: a page of a
+  // listing reads the feedback of the groups it lists in one range read, where it read one index
+  // entry per log; `evaluationLog` is no longer indexed, so feedback writes no more entries than before.
+  db.version(11)
+    .stores({ feedback: '++seq, &id, [userID+seq], [userID+logGroup]' })
+    .upgrade(async (tx) => {
+      const groupOf = new Map<string, number>();
+      await tx.table('feedback').each((feedback: FeedbackRecord) => void groupOf.set(JSON.stringify([feedback.userID, feedback.evaluationLog]), NO_GROUP));
+      await tx.table('logGroups').each((group: LogGroupRecord) => {
+        for (const key of group.keys) if (groupOf.has(JSON.stringify(key))) groupOf.set(JSON.stringify(key), group.seq!);
+      });
+      await tx.table('feedback').toCollection().modify((feedback: FeedbackRecord) => {
+        feedback.logGroup = groupOf.get(JSON.stringify([feedback.userID, feedback.evaluationLog]))!;
+      });
+    });
 }
+
+/** What feedback whose evaluation is not stored names as its group: no group has it (`seq` counts from 1). */
+const NO_GROUP = 0;
 
 /** The head of `agent`: what a write of its logs checks. */
 export function headOf({ id, userID, latestVersion }: AgentRecord): HeadRecord {

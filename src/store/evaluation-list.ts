@@ -3,9 +3,10 @@ import { ApiError } from '../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, keepLogs, logsOf } from './evaluations.js';
+import { feedbackOfLog } from './feedback.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally } from './tallies.js';
-import type { EvaluationRecord, FeedbackRecord, LogGroupRecord } from './records.js';
+import type { FeedbackRecord, LogGroupRecord } from './records.js';
 import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './store.js';
 
 /**
@@ -13,19 +14,21 @@ import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './stor
  * short of `limit`, with a cursor to go on from; no request holds the database for long.
  */
 export const LIST_SCAN_LIMIT = 10_000;
-/** Group records read per step of a listing, at first; later steps read what the page still needs. */
-const GROUPS_PER_READ = 16;
-/** At most this many group records per read: a page of singles takes few steps, one of batches decodes few logs. */
-const MAX_GROUPS_PER_READ = 128;
-
 /**
- * The caller's feedback on `reqID`, oldest first: one getAll on the index (a filter would make it
- * a cursor, a round trip per step). Evaluation ids are unique per account only (an import keeps a
- * backup's ids), so another account's may come too.
+ * Group records a listing reads first (4 chunks of a batch fill a page of 100); each later read
+ * takes twice as many, never more than MAX_GROUPS_PER_READ nor, unfiltered, than the page still
+ * needs (a group holds one log or more). A group's size is known only once it is read: doubling keeps both the
+ * reads of a page of singles and the logs decoded and discarded where singles give way to a
+ * batch's chunks few.
  */
-async function feedbackOf(db: FuzzboxDatabase, userID: string, reqID: string): Promise<FeedbackRecord[]> {
-  return (await db.feedback.where('evaluationLog').equals(reqID).toArray()).filter((feedback) => feedback.userID === userID);
-}
+const FIRST_READ = 4;
+const MAX_GROUPS_PER_READ = 64;
+/**
+ * The feedback of a read's groups comes in one range of `[userID+logGroup]` when their seqs are
+ * this dense or denser (other agents' groups between them bring their feedback along); else one
+ * read per group, all in flight together.
+ */
+const DENSE_ENOUGH = 4;
 
 /** The caller's agent, live or deleted (its logs stay listable by its owner, SPEC 2), or NotFound. */
 async function requireOwnAgentID(db: FuzzboxDatabase, userID: string, agentID: string): Promise<void> {
@@ -41,59 +44,62 @@ function resumeIndex(group: LogGroupRecord, position: EvaluationPosition): numbe
   return (found >= 0 ? found : Math.min(position.index, group.keys.length)) - 1;
 }
 
-/** A log a listing examines, where it stands, and whether the version filter keeps it. */
-interface Examined {
-  evaluation: EvaluationRecord;
-  position: EvaluationPosition;
-  wanted: boolean;
+/** The caller's feedback on the logs of `groups` (newest group first), by evaluation id, each oldest first. */
+async function feedbackOfGroups(db: FuzzboxDatabase, userID: string, groups: LogGroupRecord[]): Promise<Map<string, FeedbackRecord[]>> {
+  const index = db.feedback.where('[userID+logGroup]');
+  const newest = groups[0]!.seq!;
+  const oldest = groups.at(-1)!.seq!;
+  const records =
+    newest - oldest < DENSE_ENOUGH * groups.length
+      ? await index.between([userID, oldest], [userID, newest], true, true).toArray()
+      : (await Promise.all(groups.map((group) => index.equals([userID, group.seq!]).toArray()))).flat();
+  const byLog = new Map<string, FeedbackRecord[]>();
+  // by `seq`, so each evaluation's feedback is oldest first whichever way it was read
+  for (const feedback of records.sort((a, b) => a.seq! - b.seq!)) {
+    byLog.set(feedback.evaluationLog, [...(byLog.get(feedback.evaluationLog) ?? []), feedback]);
+  }
+  return byLog;
 }
 
 /**
  * A page of the caller's evaluations of one agent, newest first (groups by `seq` descending, each
  * group's logs last first), each with its feedback; `after` is where the previous page stopped.
- * The feedback of the logs a step may return is asked for all at once, one indexed read each in
- * flight together: awaiting each in turn made a page of 100 cost 100 round trips.
+ * Each read of groups reads their feedback in one more: feedback names its log's group (schema
+ * version 10), where a lookup per log made a page of 100 cost 100 requests.
  */
 export function listEvaluations(db: FuzzboxDatabase, userID: string, agentID: string, query: EvaluationQuery): Promise<EvaluationPage> {
   return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.logGroups, db.feedback], async () => {
     await requireOwnAgentID(db, userID, agentID);
     const entries: EvaluationPage['entries'] = [];
     let scanned = 0;
+    let reads = 0;
     let upper: number | undefined = query.after?.seq;
     let includeUpper = query.after !== undefined;
-    for (let reads = GROUPS_PER_READ; ; reads = Math.min(MAX_GROUPS_PER_READ, Math.max(GROUPS_PER_READ, query.limit - entries.length))) {
+    for (;;) {
+      // unfiltered, every log is an entry: no more groups than entries still to come
+      const needed = query.versionID === undefined && query.feedback === undefined ? query.limit - entries.length : MAX_GROUPS_PER_READ;
+      reads = Math.min(reads === 0 ? FIRST_READ : 2 * reads, needed, MAX_GROUPS_PER_READ);
       const groups: LogGroupRecord[] = await db.logGroups
         .where('[userID+agentID+seq]')
         .between([userID, agentID, Dexie.minKey], [userID, agentID, upper ?? Dexie.maxKey], true, includeUpper)
         .reverse()
         .limit(reads)
         .toArray();
+      if (groups.length === 0) return { entries, next: null };
+      const feedback = await feedbackOfGroups(db, userID, groups);
       const more = groups.length === reads;
-      const examined: Examined[] = [];
-      for (const group of groups) {
+      for (const [g, group] of groups.entries()) {
         const start = query.after && group.seq === query.after.seq ? resumeIndex(group, query.after) : group.keys.length - 1;
         const wanted = query.versionID === undefined || group.versionID === query.versionID;
         const logs = logsOf(group);
         for (let index = start; index >= 0; index--) {
-          examined.push({ evaluation: logs[index]!, position: { seq: group.seq!, index, reqID: logs[index]!.reqID }, wanted });
-        }
-      }
-      // in slices of what the page still needs: no feedback is read for a log the page stops before
-      for (let from = 0; from < examined.length; ) {
-        const slice: Examined[] = [];
-        for (let kept = 0; from < examined.length && kept < query.limit - entries.length && scanned + slice.length < LIST_SCAN_LIMIT; from++) {
-          slice.push(examined[from]!);
-          if (examined[from]!.wanted) kept++;
-        }
-        const feedback = await Promise.all(slice.map(({ evaluation, wanted }) => (wanted ? feedbackOf(db, userID, evaluation.reqID) : [])));
-        for (const [i, { evaluation, position, wanted }] of slice.entries()) {
+          const evaluation = logs[index]!;
+          const position = { seq: group.seq!, index, reqID: evaluation.reqID };
           scanned++;
-          if (wanted && (query.feedback === undefined || query.feedback === feedback[i]!.length > 0)) {
-            entries.push({ evaluation, feedback: feedback[i]! });
-            if (entries.length === query.limit) {
-              const exhausted = from - slice.length + i === examined.length - 1 && !more;
-              return { entries, next: exhausted ? null : position };
-            }
+          const own = feedback.get(evaluation.reqID) ?? [];
+          if (wanted && (query.feedback === undefined || query.feedback === own.length > 0)) {
+            entries.push({ evaluation, feedback: own });
+            if (entries.length === query.limit) return { entries, next: index > 0 || g < groups.length - 1 || more ? position : null };
           }
           if (scanned >= LIST_SCAN_LIMIT) return { entries, next: position };
         }
@@ -118,9 +124,10 @@ export async function deleteEvaluation(db: FuzzboxDatabase, userID: string, reqI
     db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
       const group = await findGroup(db, userID, reqID);
       if (!group) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
-      const feedback = await db.feedback.where('evaluationLog').equals(reqID).filter((item) => item.userID === userID).delete();
+      const feedback = await feedbackOfLog(db, userID, group.seq!, reqID);
+      await db.feedback.bulkDelete(feedback.map((item) => item.seq!));
       if (full) await dropTally(db, userID);
-      else await applyTallies(db, count(new Map(), userID, -1, -feedback));
+      else await applyTallies(db, count(new Map(), userID, -1, -feedback.length));
       if (group.keys.length === 1) {
         await db.logGroups.delete(group.seq!);
         return;

@@ -109,9 +109,16 @@ export async function requireEvaluation(db: FuzzboxDatabase, userID: string, req
   return logAt(group, group.keys.findIndex((key) => key[1] === reqID));
 }
 
-/** Whether the caller has an evaluation `reqID`, or NotFound; reads its chunk. */
-export async function requireEvaluationExists(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
-  if (!(await findGroup(db, userID, reqID))) throw notFound(reqID);
+/** The `seq` of the group holding the caller's evaluation `reqID`, if any. */
+export async function groupOf(db: FuzzboxDatabase, userID: string, reqID: string): Promise<number | undefined> {
+  return (await findGroup(db, userID, reqID))?.seq;
+}
+
+/** The `seq` of the group holding the caller's evaluation `reqID`, or NotFound. */
+export async function requireGroupOf(db: FuzzboxDatabase, userID: string, reqID: string): Promise<number> {
+  const seq = await groupOf(db, userID, reqID);
+  if (seq === undefined) throw notFound(reqID);
+  return seq;
 }
 
 /**

@@ -4,21 +4,21 @@ import type { AgentBody } from '../schema/agent.js';
 import { requireAgent, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
-import type { AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance } from './records.js';
+import { feedbackOfGroup } from './feedback.js';
+import type { AgentRecord, AutopilotRecord, FeedbackRecord, LogGroupRecord, Provenance } from './records.js';
 import type { MetricLog } from './store.js';
 
 /**
- * Feedback on these evaluations of the caller's, possibly with feedback on others mixed in. One
- * lookup per evaluation while they are few next to all the caller's feedback; past that, one pass
- * over the caller's feedback is faster (IndexedDB has no cheap "any of these 10,000 keys": Dexie's
- * anyOf takes minutes on fake-indexeddb at that size).
+ * Feedback on the logs of these groups of the caller's, possibly with feedback on others mixed in,
+ * oldest first. One range per group while they are few next to all the caller's feedback; past
+ * that, one pass over the caller's feedback is faster (IndexedDB has no cheap "any of these
+ * 10,000 keys": Dexie's anyOf takes minutes on fake-indexeddb at that size).
  */
-async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<string, EvaluationRecord>): Promise<FeedbackRecord[]> {
+async function feedbackOn(db: FuzzboxDatabase, userID: string, groups: LogGroupRecord[]): Promise<FeedbackRecord[]> {
   const own = db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]);
-  if (evaluations.size * 4 >= (await own.count())) return own.toArray();
-  const lists = await Promise.all([...evaluations.keys()].map((reqID) => db.feedback.where('evaluationLog').equals(reqID).toArray()));
-  // evaluation ids are unique per account only (an import keeps a backup's ids)
-  return lists.flat().filter((feedback) => feedback.userID === userID);
+  if (groups.length * 4 >= (await own.count())) return own.toArray();
+  const lists = await Promise.all(groups.map((group) => feedbackOfGroup(db, userID, group.seq!)));
+  return lists.flat().sort((a, b) => a.seq! - b.seq!);
 }
 
 /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
@@ -32,7 +32,7 @@ export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: stri
     const metrics = new Set<string>();
     // oldest first (both reads below keep primary-key order per evaluation): a later value for the
     // same metric replaces an earlier one
-    for (const { evaluationLog, data } of await feedbackOn(db, userID, byID)) {
+    for (const { evaluationLog, data } of await feedbackOn(db, userID, groups)) {
       if (!byID.has(evaluationLog)) continue;
       for (const name of Object.keys(data)) metrics.add(name);
       if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);

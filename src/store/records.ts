@@ -147,6 +147,11 @@ export interface FeedbackRecord {
   /** the evaluation's owner: an account's feedback is counted and exported without reading its logs */
   userID: string;
   evaluationLog: string;
+  /**
+   * IndexedDB (schema version 10 on): `seq` of the log group holding the evaluation, so a listing
+   * reads the feedback of the groups it lists in one range read
+   */
+  logGroup?: number;
   data: Record<string, number>;
   createdAt: string;
   /** merged from another replica by sync: never sent back to it (docs/SYNC.md) */

@@ -3,6 +3,7 @@ import type { RetentionPolicy } from '../schema/retention.js';
 import type { FuzzboxDatabase } from './database.js';
 import { keepLogs } from './evaluations.js';
 import type { LogGroupRecord } from './records.js';
+import { feedbackOfGroup } from './feedback.js';
 import { applyTallies, count } from './tallies.js';
 
 /** Log groups examined per transaction: up to 64 logs each, so no sweep step holds the database long. */
@@ -51,15 +52,19 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
             continue;
           }
           const keep: boolean[] = [];
+          const groupFeedback = await feedbackOfGroup(db, userID, group.seq!);
           // newest first: the last log of a group is the newest
           for (let i = group.keys.length - 1; i >= 0; i--) {
-            const feedback = db.feedback.where('evaluationLog').equals(group.keys[i]![1]).filter((item) => item.userID === userID);
+            const feedback = groupFeedback.filter((item) => item.evaluationLog === group.keys[i]![1]);
             if (!old && kept < (policy.perAgent ?? Infinity)) {
               keep[i] = true;
               kept++;
             } else {
-              keep[i] = policy.keepWithFeedback === true && (await feedback.count()) > 0;
-              if (!keep[i]) feedbackDropped += await feedback.delete();
+              keep[i] = policy.keepWithFeedback === true && feedback.length > 0;
+              if (!keep[i]) {
+                await db.feedback.bulkDelete(feedback.map((item) => item.seq!));
+                feedbackDropped += feedback.length;
+              }
             }
           }
           const remaining = keep.filter(Boolean).length;

@@ -6,7 +6,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/database.js';
-import { newEvaluationIDs } from '../../src/store/evaluations.js';
+import { idPrefixesOf, newEvaluationIDs } from '../../src/store/evaluations.js';
 import { newId } from '../../src/store/ids.js';
 import { readMetricLog } from '../../src/store/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
@@ -129,7 +129,7 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const upgraded = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(10);
+    expect(upgraded.verno).toBe(11);
     const group = (await upgraded.table('logGroups').toArray()).find((stored) => stored.keys[0][1] === live);
     expect(group.logs[0]).not.toHaveProperty('trace');
     expect(await upgraded.table('retiredVersions').toArray()).toEqual([
@@ -224,7 +224,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(10);
+    expect(upgraded.verno).toBe(11);
     expect(upgraded.tables.map((table) => table.name)).not.toContain('evaluations');
     // one group per version-2 log, holding it exactly (no `returned` or `trace` made up)
     const groups = await upgraded.logGroups.toArray();
@@ -285,7 +285,8 @@ test('version 4: a version-3 group of 100 logs becomes chunks of 64 and 36 that 
     expect(groups.flatMap((group) => group.keys)).toEqual(reqIDs.map((reqID) => ['U1', reqID]));
     expect(groups.flatMap((group) => group.logs)).toEqual(logs);
     expect(await upgraded.feedback.toArray()).toEqual([
-      { seq: 1, id: 'F1', userID: 'U1', evaluationLog: reqIDs[99], data: { score: 5 }, createdAt },
+      // version 10 named the group holding its log
+      { seq: 1, id: 'F1', userID: 'U1', evaluationLog: reqIDs[99], logGroup: groups[1]!.seq, data: { score: 5 }, createdAt },
     ]);
     // version 6 counted the account's logs and feedback once
     expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 100, feedback: 1 }]);
@@ -422,7 +423,7 @@ test('version 10: the logs of a version-9 database, found by one index entry per
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect(upgraded.verno).toBe(10);
+    expect(upgraded.verno).toBe(11);
     // an old group has an entry per log (each id its own prefix); a new chunk has one
     const groups = await upgraded.logGroups.toArray();
     expect(groups.map((group) => group.idPrefixes)).toEqual([
@@ -446,4 +447,61 @@ test('new evaluation ids are UUID v4s, each 64 in a row sharing all but a last t
   expect(new Set(prefixes.slice(64, 128)).size).toBe(1);
   expect(new Set(prefixes).size).toBe(3);
   expect(ids.map((id) => id.slice(-2))).toEqual(Array.from({ length: 130 }, (_, i) => (i % 64).toString(16).padStart(2, '0')));
+});
+
+test('version 11: feedback of a version-10 database names its log\'s group; listings give each log its own feedback, newest first', async () => {
+  const indexedDB = new IDBFactory();
+  const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
+  // version 10 declared whole
+  earlier.version(10).stores({
+    accounts: 'userID, &keyHash',
+    agents: 'id, userID',
+    versions: 'id, [versionOf+seq], userID, [userID+seq]',
+    retiredVersions: 'id, userID',
+    deletedAgents: 'id, userID',
+    logGroups: '++seq, *idPrefixes, [userID+agentID+seq]',
+    feedback: '++seq, &id, evaluationLog, [userID+seq]',
+    tallies: 'userID',
+    autopilot: 'agentID, userID',
+    heads: 'agentID',
+    syncStates: 'key',
+  });
+  const apiKey = 'fzb_written-by-version-10';
+  const createdAt = '2026-09-10T11:12:13.140Z';
+  await earlier.table('accounts').add({ userID: 'U1', name: 'ten', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
+  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
+  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  const id = (i: number) => `90000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  const group = (userID: string, agentID: string, ids: number[]) => {
+    const keys = ids.map((i): [string, string] => [userID, id(i)]);
+    return { userID, agentID, versionID: 'V1', createdAt, keys, idPrefixes: idPrefixesOf(keys), logs: ids.map((i) => ({ input: { x: i }, crisp: { y: 1 } })) };
+  };
+  // a batch of three, a single, and (another account's, same evaluation id) a group elsewhere
+  await earlier.table('logGroups').bulkAdd([group('U1', 'A1', [0, 1, 2]), group('U1', 'A1', [3]), group('U2', 'A2', [1])]);
+  const feedback = (n: number, userID: string, log: number) => ({ id: `F${n}`, userID, evaluationLog: id(log), data: { score: n }, createdAt });
+  await earlier.table('feedback').bulkAdd([feedback(1, 'U1', 1), feedback(2, 'U1', 3), feedback(3, 'U2', 1), feedback(4, 'U1', 1)]);
+  await earlier.table('tallies').add({ userID: 'U1', evaluations: 4, feedback: 3 });
+  earlier.close();
+
+  const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
+  await upgraded.open();
+  try {
+    expect((await upgraded.feedback.toArray()).map(({ id, logGroup }) => [id, logGroup])).toEqual([['F1', 1], ['F2', 2], ['F3', 3], ['F4', 1]]);
+  } finally {
+    upgraded.close();
+  }
+  const service = createFuzzyService({ indexedDB, IDBKeyRange });
+  try {
+    const response = await service.handle(new Request('http://local/agent/A1/evaluation', { headers: { Authorization: `Bearer ${apiKey}` } }));
+    const page = (await response.json()) as { evaluations: Array<{ reqID: string; feedback: Array<{ data: unknown }> }> };
+    expect(page.evaluations.map((entry) => [entry.reqID, entry.feedback.map((f) => f.data)])).toEqual([
+      [id(3), [{ score: 2 }]],
+      [id(2), []],
+      [id(1), [{ score: 1 }, { score: 4 }]],
+      [id(0), []],
+    ]);
+  } finally {
+    await service.close();
+  }
 });

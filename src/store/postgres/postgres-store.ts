@@ -322,6 +322,23 @@ export class PostgresStore implements FuzzboxStore {
           ])
         : { rows: [] };
       if (owner.rows.length === 0) throw new ApiError('NotFound', `no agent with id "${agentID}"`);
+      const position = (seq: number, reqID: string): EvaluationPosition => ({ seq, index: 0, reqID });
+      const feedbackOf = (log: string) =>
+        `COALESCE((SELECT json_agg(json_build_object('id', f.id, 'userID', f.user_id, 'evaluationLog', f.evaluation_log, 'data', f.data,
+           'createdAt', f.created_at) ORDER BY f.seq) FROM feedback f WHERE f.user_id = ${log}.user_id AND f.evaluation_log = ${log}.req_id), '[]'::json)`;
+      if (query.versionID === undefined && query.feedback === undefined) {
+        // No filter: the page is the next limit + 1 logs down the (user_id, agent_id, seq) index,
+        // whatever the agent holds (the scan below reads up to LIST_SCAN_LIMIT logs to count them)
+        const { rows } = await sql.query<EvaluationRecord & { seq: number; feedback: FeedbackRecord[] }>(
+          `SELECT ${EVALUATION}, seq::float8 AS seq, ${feedbackOf('e')} AS feedback FROM evaluations e
+           WHERE user_id = $1 AND agent_id = $2 AND seq < COALESCE($3::bigint, ${Number.MAX_SAFE_INTEGER})
+           ORDER BY seq DESC LIMIT $4`,
+          [userID, agentID, query.after?.seq ?? null, query.limit + 1],
+        );
+        const entries = rows.slice(0, query.limit).map(({ seq: _, feedback, ...row }) => ({ evaluation: present(row as EvaluationRecord), feedback }));
+        const last = rows[query.limit - 1];
+        return { entries, next: rows.length > query.limit && last ? position(last.seq, last.reqID) : null };
+      }
       // At most LIST_SCAN_LIMIT logs examined per page, newest first, each with its feedback
       // (oldest first); filters apply within those, so a page may end short with a `next`.
       const { rows } = await sql.query<EvaluationRecord & { seq: number; feedback: FeedbackRecord[]; scanned: number; oldest: number }>(
@@ -329,10 +346,7 @@ export class PostgresStore implements FuzzboxStore {
            SELECT * FROM evaluations WHERE user_id = $1 AND agent_id = $2 AND ($3::float8 IS NULL OR seq < $3)
            ORDER BY seq DESC LIMIT ${LIST_SCAN_LIMIT}
          ), listed AS (
-           SELECT s.*, COALESCE((
-             SELECT json_agg(json_build_object('id', f.id, 'userID', f.user_id, 'evaluationLog', f.evaluation_log, 'data', f.data,
-               'createdAt', f.created_at) ORDER BY f.seq)
-             FROM feedback f WHERE f.user_id = s.user_id AND f.evaluation_log = s.req_id), '[]'::json) AS feedback
+           SELECT s.*, ${feedbackOf('s')} AS feedback
            FROM scanned s WHERE ($4::text IS NULL OR s.version_id = $4)
          )
          SELECT ${EVALUATION}, seq::float8 AS seq, feedback,
@@ -341,7 +355,6 @@ export class PostgresStore implements FuzzboxStore {
          ORDER BY seq DESC LIMIT $6`,
         [userID, agentID, query.after?.seq ?? null, query.versionID ?? null, query.feedback ?? null, query.limit + 1],
       );
-      const position = (seq: number, reqID: string): EvaluationPosition => ({ seq, index: 0, reqID });
       const entries = rows.slice(0, query.limit).map(({ seq: _, feedback, scanned: __, oldest: ___, ...row }) => ({
         evaluation: present(row as EvaluationRecord),
         feedback,
