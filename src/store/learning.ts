@@ -5,20 +5,23 @@ import { requireAgent, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
 import { feedbackOfGroup } from './feedback.js';
-import type { AgentRecord, AutopilotRecord, FeedbackRecord, LogGroupRecord, Provenance } from './records.js';
+import type { AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, Provenance } from './records.js';
 import type { MetricLog } from './store.js';
 
 /**
- * Feedback on the logs of these groups of the caller's, possibly with feedback on others mixed in,
- * oldest first. One range per group while they are few next to all the caller's feedback; past
- * that, one pass over the caller's feedback is faster (IndexedDB has no cheap "any of these
- * 10,000 keys": Dexie's anyOf takes minutes on fake-indexeddb at that size).
+ * Feedback on these evaluations of the caller's (the logs of `groups`), possibly with feedback on
+ * others mixed in. One range per group while the evaluations are few next to all the caller's
+ * feedback, in the evaluations' order, each's oldest first; past that, one pass over the caller's
+ * feedback is faster (IndexedDB has no cheap "any of these 10,000 keys": Dexie's anyOf takes
+ * minutes on fake-indexeddb at that size).
  */
-async function feedbackOn(db: FuzzboxDatabase, userID: string, groups: LogGroupRecord[]): Promise<FeedbackRecord[]> {
+async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<string, EvaluationRecord>, groups: LogGroupRecord[]): Promise<FeedbackRecord[]> {
   const own = db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]);
-  if (groups.length * 4 >= (await own.count())) return own.toArray();
+  if (evaluations.size * 4 >= (await own.count())) return own.toArray();
   const lists = await Promise.all(groups.map((group) => feedbackOfGroup(db, userID, group.seq!)));
-  return lists.flat().sort((a, b) => a.seq! - b.seq!);
+  const place = new Map([...evaluations.keys()].map((reqID, i) => [reqID, i]));
+  const at = (feedback: FeedbackRecord) => place.get(feedback.evaluationLog) ?? Infinity;
+  return lists.flat().sort((a, b) => at(a) - at(b) || a.seq! - b.seq!);
 }
 
 /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
@@ -32,7 +35,7 @@ export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: stri
     const metrics = new Set<string>();
     // oldest first (both reads below keep primary-key order per evaluation): a later value for the
     // same metric replaces an earlier one
-    for (const { evaluationLog, data } of await feedbackOn(db, userID, groups)) {
+    for (const { evaluationLog, data } of await feedbackOn(db, userID, byID, groups)) {
       if (!byID.has(evaluationLog)) continue;
       for (const name of Object.keys(data)) metrics.add(name);
       if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);
