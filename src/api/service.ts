@@ -134,7 +134,10 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
       // GET and DELETE ignore any body: one known client sends `[]` with them.
       const readsJson = BODY_METHODS.has(method) && route.body !== 'stream';
       const body = readsJson ? await readJsonBody(request, route.body === 'optional', route.modelFiles) : undefined;
-      return await route.handler({ request, url, params: found.params, userID, body, service });
+      const response = await route.handler({ request, url, params: found.params, userID, body, service });
+      // what the synced account wrote goes out soon; other local accounts are not synced
+      if (replicator && response.ok && WRITE_METHODS.has(method) && userID === (await replicator.userID())) replicator.afterWrite();
+      return response;
     } catch (error) {
       const agentID = route.path.startsWith('/agent/:id') ? found.params.id : undefined;
       throw agentID === undefined ? error : await refusalOnAgent(error, userID, agentID);
@@ -161,9 +164,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
       retention?.poke();
       replicator?.afterRequest();
       try {
-        const response = await dispatch(request);
-        if (replicator && response.ok && WRITE_METHODS.has(request.method.toUpperCase())) replicator.afterWrite();
-        return response;
+        return await dispatch(request);
       } catch (error) {
         return errorResponse(error);
       }

@@ -3,7 +3,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import { ApiError } from '../schema/errors.js';
 import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { findGroup, groupLogs, groupOf, logsOf } from './evaluations.js';
+import { groupLogs, idPrefix, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from './records.js';
 
@@ -179,7 +179,7 @@ export const elsewhere = (what: string, id: string) =>
  */
 export async function importEach(
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
-  importOne: (record: ImportRecord, refuse: (message: string) => never) => Promise<'imported' | 'unchanged'>,
+  importOne: (record: ImportRecord, refuse: (message: string) => never) => Outcome | Promise<Outcome>,
 ): Promise<{ imported: number; unchanged: number }> {
   let imported = 0;
   let unchanged = 0;
@@ -187,11 +187,17 @@ export async function importEach(
     const refuse = (message: string): never => {
       throw new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
     };
-    if ((await importOne(record, refuse)) === 'imported') imported++;
+    // awaited only when it is a promise (see importLines); not `instanceof Promise`, which Dexie
+    // replaces inside its transactions
+    const outcome = importOne(record, refuse);
+    if ((typeof outcome === 'string' ? outcome : await outcome) === 'imported') imported++;
     else unchanged++;
   }
   return { imported, unchanged };
 }
+
+/** What became of one record: stored, or found stored as it is. */
+export type Outcome = 'imported' | 'unchanged';
 
 /** What an import or a merge writes: its transaction's scope. */
 export const importTables = (db: FuzzboxDatabase) => [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
@@ -217,27 +223,56 @@ export async function importLines(
 ): Promise<{ imported: number; unchanged: number }> {
   const merging = mode === 'merge';
   {
-    let feedbackAdded = 0;
-    // logs are written together at the end, in groups; feedback later in the batch may name them,
-    // and is written after them, as it names the group its log is stored in
+    // logs and feedback are written together at the end, in groups; feedback later in the batch may name them
     const newLogs = new Map<string, EvaluationRecord>();
-    const feedbackOnNewLogs = new Map<string, FeedbackRecord>();
-    const ownAgent = async (id: string) => {
-      const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
-      return agent && agent.userID === userID ? agent : undefined;
-    };
     // whose agent `id` is: its record's or tombstone's owner, else (deleted on a full disk) its
     // versions' owner; the caller's when nothing of it is stored
     const ownerOf = async (id: string, stored: { userID: string } | undefined) =>
       stored?.userID ?? (await deletedOwners(db, [id])).get(id)?.userID ?? userID;
+    // Most lines are logs and feedback naming a few agents and versions: those are read once each
+    // (only what was found is remembered: a later line may write what was missing, and nothing a
+    // batch writes takes a record away from its owner), and the logs and feedback already stored
+    // are read in one query each, not one per line.
+    // A hit is not awaited at all: Dexie follows its transaction across only so many awaits in a
+    // row that touch no IndexedDB, and a batch of logs of one version is all hits.
+    const agents = new Map<string, AgentRecord | DeletedAgentRecord>();
+    const versions = new Map<string, VersionRecord>();
+    const readAgent = async (id: string) => {
+      const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
+      if (agent) agents.set(id, agent);
+      return agent;
+    };
+    const readVersion = async (id: string) => {
+      const version = (await db.versions.get(id)) ?? (await db.retiredVersions.get(id));
+      if (version) versions.set(id, version);
+      return version;
+    };
+    const logIDs = [...new Set(lines.flatMap(({ record }) => (record.kind === 'evaluation' ? [record.reqID] : record.kind === 'feedback' ? [record.evaluationLog] : [])))];
+    const storedLogs = new Map<string, EvaluationRecord>();
+    // feedback names the group its log is stored in (schema version 11)
+    const groupOfLog = new Map<string, number>();
+    if (logIDs.length > 0) {
+      const wanted = new Set(logIDs);
+      const prefixes = [...new Set(logIDs.map(idPrefix))].map((prefix) => [userID, prefix]);
+      for (const group of await db.logGroups.where('idPrefixes').anyOf(prefixes).toArray()) {
+        for (const log of logsOf(group)) {
+          if (!wanted.has(log.reqID)) continue;
+          storedLogs.set(log.reqID, log);
+          groupOfLog.set(log.reqID, group.seq!);
+        }
+      }
+    }
+    const feedbackIDs = lines.flatMap(({ record }) => (record.kind === 'feedback' ? [record.id] : []));
+    const storedFeedback = new Map((feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf(feedbackIDs).toArray() : []).map((record) => [record.id, record]));
+    const newFeedback: FeedbackRecord[] = [];
     const outcomes = await importEach(lines, importOne);
     if (newLogs.size > 0) {
       const groups = groupLogs([...newLogs.values()]);
       const seqs = await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups, { allKeys: true });
-      const stored = new Map(groups.flatMap((group, i) => group.keys.map(([, reqID]) => [reqID, seqs[i]!] as const)));
-      await db.feedback.bulkAdd([...feedbackOnNewLogs.values()].map((feedback) => ({ ...feedback, logGroup: stored.get(feedback.evaluationLog)! })));
+      groups.forEach((group, i) => group.keys.forEach(([, reqID]) => groupOfLog.set(reqID, seqs[i]!)));
     }
-    await applyTallies(db, count(new Map(), userID, newLogs.size, feedbackAdded));
+    if (newFeedback.length > 0) await db.feedback.bulkAdd(newFeedback.map((feedback) => ({ ...feedback, logGroup: groupOfLog.get(feedback.evaluationLog)! })));
+    await applyTallies(db, count(new Map(), userID, newLogs.size, newFeedback.length));
     return outcomes;
 
     /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
@@ -262,7 +297,70 @@ export async function importLines(
       return 'imported' as const;
     }
 
-    async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
+    /**
+     * Logs and feedback, most of a batch, are decided without awaiting anything once their agent
+     * and version were read: Dexie keeps its transaction across only so many awaits in a row that
+     * touch no IndexedDB, and a batch of logs already stored would be nothing else.
+     */
+    function importOne(record: ImportRecord, refuse: (message: string) => never): Outcome | Promise<Outcome> {
+      if (record.kind === 'evaluation') return importLog(record, refuse);
+      if (record.kind === 'feedback') return importFeedback(record, refuse);
+      return importDefinition(record, refuse);
+    }
+
+    function importLog(record: ImportRecord & { kind: 'evaluation' }, refuse: (message: string) => never): Outcome | Promise<Outcome> {
+      const stored = newLogs.get(record.reqID) ?? storedLogs.get(record.reqID);
+      if (stored) {
+        if (same(evaluationLine(stored), record)) return 'unchanged';
+        refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
+      }
+      const agent = agents.get(record.agentID);
+      const version = versions.get(record.versionID);
+      if (agent && (record.trace || version)) return storeLog(record, agent, version, refuse);
+      return (async () => {
+        const read = agent ?? (await readAgent(record.agentID));
+        return storeLog(record, read, record.trace ? undefined : (version ?? (await readVersion(record.versionID))), refuse);
+      })();
+    }
+
+    function storeLog(
+      record: ImportRecord & { kind: 'evaluation' },
+      agent: AgentRecord | DeletedAgentRecord | undefined,
+      version: VersionRecord | undefined,
+      refuse: (message: string) => never,
+    ): Outcome {
+      // a change feed sends an agent where it last changed, after logs of its earlier versions
+      const agentLater = merging && !record.trace && !agent;
+      if (!agentLater && agent?.userID !== userID) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
+      if (!record.trace) {
+        if (version?.userID !== userID || version.versionOf !== record.agentID) {
+          refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
+        }
+        const unknown = nameNotIn(record, version);
+        if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
+      }
+      const { kind: _, ...fields } = record;
+      newLogs.set(record.reqID, { ...fields, userID });
+      return 'imported';
+    }
+
+    function importFeedback(record: ImportRecord & { kind: 'feedback' }, refuse: (message: string) => never): Outcome {
+      const stored = storedFeedback.get(record.id);
+      if (stored) {
+        if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
+        if (same(feedbackLine(stored), record)) return 'unchanged';
+        refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
+      }
+      const known = newLogs.has(record.evaluationLog) || storedLogs.has(record.evaluationLog);
+      if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+      const { kind: _, ...fields } = record;
+      const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
+      newFeedback.push(feedback);
+      storedFeedback.set(record.id, feedback);
+      return 'imported';
+    }
+
+    async function importDefinition(record: Exclude<ImportRecord, { kind: 'evaluation' | 'feedback' }>, refuse: (message: string) => never): Promise<Outcome> {
       switch (record.kind) {
         case 'version': {
           const live = await db.versions.get(record.id);
@@ -353,47 +451,6 @@ export async function importLines(
             await db.versions.bulkDelete(versions.map((version) => version.id));
           }
           await db.deletedAgents.add({ id: record.id, userID, deletedAt: record.deletedAt });
-          return 'imported';
-        }
-        case 'evaluation': {
-          const staged = newLogs.get(record.reqID);
-          const group = staged ? undefined : await findGroup(db, userID, record.reqID);
-          const stored = staged ?? (group && logsOf(group).find((log) => log.reqID === record.reqID));
-          if (stored) {
-            if (same(evaluationLine(stored), record)) return 'unchanged';
-            refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
-          }
-          // a change feed sends an agent where it last changed, after logs of its earlier versions
-          const agentLater = merging && !record.trace && !(await db.agents.get(record.agentID)) && !(await db.deletedAgents.get(record.agentID));
-          if (!agentLater && !(await ownAgent(record.agentID))) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
-          if (!record.trace) {
-            const version = (await db.versions.get(record.versionID)) ?? (await db.retiredVersions.get(record.versionID));
-            if (version?.userID !== userID || version.versionOf !== record.agentID) {
-              refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
-            }
-            const unknown = nameNotIn(record, version);
-            if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
-          }
-          const { kind: _, ...fields } = record;
-          newLogs.set(record.reqID, { ...fields, userID });
-          return 'imported';
-        }
-        case 'feedback': {
-          const stored = feedbackOnNewLogs.get(record.id) ?? (await db.feedback.where('id').equals(record.id).first());
-          if (stored) {
-            if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
-            if (same(feedbackLine(stored), record)) return 'unchanged';
-            refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
-          }
-          const logGroup = newLogs.has(record.evaluationLog) ? undefined : await groupOf(db, userID, record.evaluationLog);
-          if (logGroup === undefined && !newLogs.has(record.evaluationLog)) {
-            refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
-          }
-          const { kind: _, ...fields } = record;
-          const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
-          if (logGroup === undefined) feedbackOnNewLogs.set(record.id, feedback);
-          else await db.feedback.add({ ...feedback, logGroup });
-          feedbackAdded++;
           return 'imported';
         }
       }
