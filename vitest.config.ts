@@ -26,7 +26,7 @@ export default defineConfig({
           name: 'dexie',
           include: ['test/**/*.test.ts'],
           // only PostgreSQL has migrations in SQL; the server's tests need the real server
-          exclude: ['test/store/postgres.test.ts', 'test/server/**', 'test/sync/**', 'test/browser/sync.test.ts'],
+          exclude: ['test/store/postgres.test.ts', 'test/server/**', 'test/sync/**', 'test/browser/sync.test.ts', 'test/browser/sync-volume.test.ts'],
           env: { FUZZBOX_TEST_STORE: 'dexie' },
         },
       },
@@ -37,7 +37,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: [...conformance, 'test/server/**/*.test.ts', 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts'],
+          include: [...conformance, 'test/server/**/*.test.ts', 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts', 'test/browser/sync-volume.test.ts'],
           testTimeout: 120_000,
           env: { FUZZBOX_TEST_STORE: 'postgres' },
           globalSetup: ['./test/support/postgres-server.ts'],
