@@ -128,6 +128,31 @@ async function sameEverywhere(...replicas: Replica[]): Promise<string[]> {
   return onTheServer;
 }
 
+describe('status', () => {
+  test('GET /sync/status answers the synced account what waits and what went wrong; any other account 404', async () => {
+    const a = replica();
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    await evaluate(a, agent.id, 4);
+    const offline = await a.service.sync!.now();
+    expect(offline).toMatchObject({ url: server.url, lastSync: null, pending: 1 + 4 + 2, syncing: false });
+    expect(offline.lastError).toContain('network is down');
+    const status = await a.call('GET', 'sync/status');
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual(offline);
+    a.network.online = true;
+    const online = await a.service.sync!.now();
+    expect(online).toMatchObject({ pending: 0, lastError: null });
+    expect((await a.call('GET', 'sync/status')).body).toMatchObject({ pending: 0, lastError: null, lastSync: online.lastSync });
+    // every round was reported: the failed ones (a round also follows the writes by itself), then this one
+    expect(a.events.at(-1)!.status).toEqual(online);
+    expect(a.events.slice(0, -1).every((event) => event.status.lastError !== null)).toBe(true);
+    const other = (await request(a.service.handle, 'http://browser.test/', apiKey, 'POST', 'account')).body.apiKey as string;
+    const refused = await request(a.service.handle, 'http://browser.test/', other, 'GET', 'sync/status');
+    expect(refused.status).toBe(404);
+    expect(refused.body.message).toContain('sync.apiKey');
+  });
+});
+
 describe('faults', () => {
   test('the network drops after the server stored a push: the next round sends it again, which changes nothing', async () => {
     const a = replica();
