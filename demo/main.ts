@@ -2,7 +2,7 @@
 // The offline demo: registers the fuzzbox worker, then talks to the REST interface with the
 // typed client exactly as any app would. The engine is also loaded in the page, only to draw
 // each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
-import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerUpdate } from '../src/client/index.js';
+import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSettings, type WorkerUpdate } from '../src/client/index.js';
 import { mountDataPanel } from './data-panel.js';
 import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
@@ -10,6 +10,7 @@ import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
 import { drawInput, drawOutput, formatNumber } from './draw.js';
 import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
+import { mountSyncBadge, type SyncBadge } from './sync-badge.js';
 
 /** What the optional "Optimise" panel (demo/optimize-panel.ts) is given when it mounts. */
 export interface DemoContext {
@@ -52,8 +53,24 @@ async function start(): Promise<void> {
   setStatus('Starting the offline engine…', 'busy');
   // The worker answers the REST paths under this page's directory, wherever the demo is served.
   const worker = new URL(`fuzzbox-sw.js?basePath=${encodeURIComponent(base.pathname)}`, base);
-  await registerFuzzyWorker(worker.pathname + worker.search, { onUpdate: offerUpdate });
-  client = await signIn();
+  const saved = localStorage.getItem(storageKey('sync'));
+  const sync = saved === null ? null : (JSON.parse(saved) as WorkerSyncSettings);
+  let badge: SyncBadge | undefined;
+  const registered = await registerFuzzyWorker(worker.pathname + worker.search, {
+    onUpdate: offerUpdate,
+    sync,
+    onSync: ({ status, newVersions }) => {
+      badge?.show(status);
+      if (newVersions.length > 0) void showAgentList(agent?.id ?? null);
+    },
+  });
+  badge = mountSyncBadge($('#sync'), registered, sync, async (next) => {
+    if (next) localStorage.setItem(storageKey('sync'), JSON.stringify(next));
+    else localStorage.removeItem(storageKey('sync'));
+    location.reload(); // the next start registers with the new settings and signs in with their key
+  });
+  // synced, the demo is the server account's, whose key the worker's replica answers to offline too
+  client = sync ? client.withKey(sync.apiKey) : await signIn();
   showConnectivity();
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
