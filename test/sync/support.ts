@@ -136,7 +136,12 @@ export async function request(
 export async function exported(handle: (request: Request) => Promise<Response>, base: string, apiKey: string): Promise<string[]> {
   const { status, body } = await request(handle, base, apiKey, 'GET', 'export');
   if (status !== 200) throw new Error(`GET /export answered ${status}`);
-  return (body as string)
+  return exportRecords(body as string);
+}
+
+/** An export's text as `exported` gives it: the records after the header, without what each store numbers, sorted. */
+export function exportRecords(text: string): string[] {
+  return text
     .split('\n')
     .slice(1)
     .filter((line) => line !== '')
