@@ -26,6 +26,8 @@ export interface SyncOptions {
   interval?: number;
   /** Records per pull page and per push; default 1,000. */
   batchSize?: number;
+  /** Milliseconds a request to the server may take before the round gives up (and retries later); default 60,000. */
+  timeout?: number;
 }
 
 /** What the replicator reports after each round (`onSync`, and the worker's BroadcastChannel `fuzzbox-sync`). */
@@ -61,6 +63,13 @@ async function refusal(response: Response, what: string): Promise<SyncError> {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A timer that does not keep a Node process alive by itself (browsers' timers never do). */
+function later(ms: number, run: () => void): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(run, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
 export class Replicator {
   readonly #store: FuzzboxStore & SyncReplica;
   readonly #url: string;
@@ -68,6 +77,7 @@ export class Replicator {
   readonly #fetch: FetchLike;
   readonly #interval: number;
   readonly #batchSize: number;
+  readonly #timeout: number;
   readonly #onSync: ((event: SyncEvent) => void) | undefined;
   #userID: Promise<string> | undefined;
   #round: Promise<void> | undefined;
@@ -85,6 +95,7 @@ export class Replicator {
     this.#fetch = options.fetch;
     this.#interval = options.interval ?? 30_000;
     this.#batchSize = options.batchSize ?? 1000;
+    this.#timeout = options.timeout ?? 60_000;
     this.#onSync = onSync;
     this.#status = { url: this.#url, lastSync: null, pending: 0, lastError: null, syncing: false };
   }
@@ -151,7 +162,7 @@ export class Replicator {
       return;
     }
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void (this.#round ??= this.#run()), ms);
+    this.#timer = later(ms, () => void (this.#round ??= this.#run()));
   }
 
   async #run(): Promise<void> {
@@ -165,7 +176,7 @@ export class Replicator {
       if (!this.#closed) {
         const wait = this.#failures === 0 ? this.#interval : Math.min(this.#interval, FIRST_RETRY_MS * 2 ** (this.#failures - 1));
         clearTimeout(this.#timer);
-        this.#timer = setTimeout(() => void (this.#round ??= this.#run()), wait);
+        this.#timer = later(wait, () => void (this.#round ??= this.#run()));
       }
     }
   }
@@ -204,7 +215,8 @@ export class Replicator {
       const state = await this.#store.readSyncState(userID, this.#url);
       const query = new URLSearchParams({ limit: String(this.#batchSize), replica: state.replica });
       if (state.pull !== null) query.set('checkpoint', state.pull);
-      const response = await this.#fetch(`${this.#url}sync/pull?${query}`, { headers: this.#headers() });
+      // a hung connection must not hold the round (and every round after it) for ever
+      const response = await this.#fetch(`${this.#url}sync/pull?${query}`, { headers: this.#headers(), signal: AbortSignal.timeout(this.#timeout) });
       if (!response.ok) throw await refusal(response, 'GET /sync/pull');
       const [head, ...lines] = (await response.text()).split('\n').filter((line) => line !== '');
       const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
@@ -234,6 +246,7 @@ export class Replicator {
           method: 'POST',
           headers: this.#headers({ 'Content-Type': NDJSON }),
           body,
+          signal: AbortSignal.timeout(this.#timeout),
         });
         if (!response.ok) throw await refusal(response, 'POST /sync/push');
         await response.body?.cancel();

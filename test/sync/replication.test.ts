@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const onServer = (method: string, path: string, body?: unknown) => request(server.handle, server.url, apiKey, method, path, body);
 
-function replica(options: { batchSize?: number } = {}): Replica {
+function replica(options: { batchSize?: number; timeout?: number } = {}): Replica {
   const made = browser(server.url, apiKey, options);
   opened.push(made);
   return made;
@@ -195,6 +195,20 @@ describe('faults', () => {
     const next = b.network.requests.filter((line) => line.includes('sync/pull'))[3]!;
     expect(new URL(next.split(' ')[1]!).searchParams.get('checkpoint')).toBe(resumedFrom);
     await sameEverywhere(a, b);
+  });
+
+  test('a connection that never answers fails the round after the timeout; the next round completes', async () => {
+    const a = replica({ timeout: 300 });
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    await evaluate(a, agent.id, 6);
+    a.network.online = true;
+    a.network.hang = { path: 'sync/push' };
+    const started = Date.now();
+    const failed = await a.service.sync!.now();
+    expect(failed.lastError).toMatch(/timeout|aborted/i);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await syncAll(a);
+    await sameEverywhere(a);
   });
 
   test('the server restarts mid-sync: the round fails, the next one completes from where it stopped', async () => {

@@ -44,6 +44,8 @@ export class Network {
   readonly bytes = { sent: 0, received: 0 };
   /** every request's method and URL, in order */
   readonly requests: string[] = [];
+  /** the next request matching `path` never gets an answer: it waits until its signal aborts it */
+  hang: { path: string } | undefined;
   /** runs before each request reaches the server (a test's hook: restart the server, …) */
   beforeRequest: ((url: URL) => Promise<void>) | undefined;
   /** the next request matching `path` is delivered, then its answer is lost */
@@ -54,6 +56,11 @@ export class Network {
   readonly fetch = async (input: string, init?: RequestInit): Promise<Response> => {
     if (!this.online) throw new TypeError('fetch failed: the network is down (test)');
     this.requests.push(`${init?.method ?? 'GET'} ${input}`);
+    if (this.hang && new URL(input).pathname.endsWith(this.hang.path)) {
+      this.hang = undefined;
+      const signal = init?.signal;
+      return new Promise<Response>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+    }
     await this.beforeRequest?.(new URL(input));
     const sent = typeof init?.body === 'string' ? Buffer.byteLength(init.body) : 0;
     this.bytes.sent += sent;
@@ -91,7 +98,7 @@ export interface Replica {
 }
 
 /** A browser-side service over its own fake-indexeddb, syncing with `url` as the account of `apiKey`. */
-export function browser(url: string, apiKey: string, options: { batchSize?: number } = {}): Replica {
+export function browser(url: string, apiKey: string, options: { batchSize?: number; timeout?: number } = {}): Replica {
   const network = new Network();
   const events: SyncEvent[] = [];
   const service = createFuzzyService({
