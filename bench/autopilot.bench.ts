@@ -102,13 +102,16 @@ for (const { world, results } of rows) {
   const count = (key: 'beatsBanditFinal' | 'beatsBanditCumulative' | 'notBelowStatic') => perSeed.filter((s) => s[key]).length;
   console.log(
     `${world.padEnd(12)} beats UCB (final answers) ${count('beatsBanditFinal')}/${SEEDS}, (while learning) ${count('beatsBanditCumulative')}/${SEEDS};` +
-      ` while learning ≥ 98% of the static agent ${count('notBelowStatic')}/${SEEDS}; gain ${perSeed.map((s) => `${(s.gain * 100).toFixed(0)}%`).join(' ')};` +
-      ` gap to best per situation closed ${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')}`,
+      ` while learning ≥ 98% of the static agent ${count('notBelowStatic')}/${SEEDS};` +
+      ` gain ≥ 25% ${perSeed.filter((s) => s.gain >= 0.25).length}/${SEEDS} (${perSeed.map((s) => `${(s.gain * 100).toFixed(0)}%`).join(' ')});` +
+      ` gap to best per situation closed ≥ 60% ${perSeed.filter((s) => s.gapClosed >= 0.6).length}/${SEEDS} (${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')})`,
   );
 }
 for (const { world, estimated, trueGain } of estimates) {
   console.log(`estimated gain of an adopted version (${world}): ${estimated.toFixed(2)}, true ${trueGain.toFixed(2)} (${((estimated / trueGain - 1) * 100).toFixed(0)}%)`);
 }
+const within = estimates.filter(({ estimated, trueGain }) => Math.abs(estimated / trueGain - 1) <= 0.3).length;
+console.log(`estimated gain within ±30% of the true gain: ${within} of ${estimates.length} adopted versions`);
 
 // Cost: one proposal over 100,000 logged evaluations, in memory (autopilot reads its WINDOW of the newest).
 const world = worlds[0]!;

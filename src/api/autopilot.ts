@@ -11,7 +11,7 @@ import { compileOrReject } from './compiled-agents.js';
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
 export const CANDIDATE_SHARE = 0.5;
 /** A proposal is made after this many new evaluations with feedback on the metrics (and the optimiser's minimum). */
-export const PROPOSE_EVERY = 100;
+export const PROPOSE_EVERY = 50;
 /** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
 export const WINDOW = 2000;
 /**

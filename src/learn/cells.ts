@@ -26,7 +26,7 @@ export const MAX_CELLS = 36;
 const MIN_PER_INPUT = 3;
 const MAX_PER_INPUT = 10;
 /** Evaluations with feedback per cell that a table of that size needs. */
-export const EVALUATIONS_PER_CELL = 40;
+export const EVALUATIONS_PER_CELL = 25;
 /** An output cell set's half-width, as a share of the output's range: narrow, so the answer is where the set is. */
 const HALF_WIDTH = 0.05;
 
