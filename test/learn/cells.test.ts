@@ -64,9 +64,12 @@ describe('table agents', () => {
       });
     }
     expect(cliff.agent.rules.length).toBe(3);
-    expect(cellsPerInput(1, 100)).toBe(0);
+    // 25 evaluations per cell, 3 to 10 per input, at most 36 rules
+    expect(cellsPerInput(1, 74)).toBe(0);
+    expect(cellsPerInput(1, 100)).toBe(4);
     expect(cellsPerInput(1, 400)).toBe(10);
-    expect(cellsPerInput(2, 1000)).toBe(5);
+    expect(cellsPerInput(2, 1000)).toBe(6);
+    expect(cellsPerInput(4, 10_000)).toBe(0);
   });
 
   it('are proposed only with structure: true, and close most of the gap to the best answer on a cliff-shaped world', async () => {
