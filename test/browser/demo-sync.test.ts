@@ -39,6 +39,14 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(root, 'test-output', `${name}.png`), fullPage: true });
 }
 
+/** GET /sync/status from the page, answered by the demo's worker for the account of `apiKey`. */
+function syncStatus(page: Page, apiKey: string): Promise<{ status: number; body: any }> {
+  return page.evaluate(async (apiKey) => {
+    const response = await fetch('/sync/status', { headers: { Authorization: `Bearer ${apiKey}` } });
+    return { status: response.status, body: await response.json() };
+  }, apiKey);
+}
+
 /** The open badge fits the screen: no sideways scrolling, its panel inside the viewport. */
 function fits(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -93,6 +101,7 @@ describe('the demo\'s sync badge', () => {
       await expect.poll(() => badge(page).textContent(), { timeout: 20_000 }).toMatch(/^Synced \d\d:\d\d( [AP]M)? · 0 waiting$/);
       await expect.poll(() => page.locator('#agent-select option').allTextContents(), { timeout: 20_000 }).toEqual([`from the server (${screen.width})`]);
       expect(heard.slice(before)).toContain('GET /sync/pull');
+      expect(await syncStatus(page, apiKey)).toMatchObject({ status: 200, body: { url: server.url, lastError: null } });
       await badge(page).click();
       await expect(page.locator('[data-fact="pending"]').textContent()).resolves.toBe('0');
       await screenshot(page, `demo-sync-on-${screen.width}`);
@@ -112,6 +121,7 @@ describe('the demo\'s sync badge', () => {
       // off again: the demo's own account, and the badge back to off
       await Promise.all([page.waitForEvent('load'), page.click('[data-action="off"]')]);
       await expect.poll(() => badge(page).textContent()).toBe('Sync off');
+      expect((await syncStatus(page, apiKey)).status).toBe(404); // the worker's service syncs no more
       await context.close();
     });
   }
