@@ -13,6 +13,8 @@ import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, sta
 
 const EVALUATIONS = Number(process.env.AUTOPILOT_EVALUATIONS ?? 1000);
 const SEEDS = Number(process.env.AUTOPILOT_SEEDS ?? 5);
+/** a comma-separated list of world names to play (default: all) */
+const WORLDS = process.env.AUTOPILOT_WORLDS?.split(',');
 
 /** fuzzbox by hand: rounds of explored evaluations with feedback, each followed by POST /agent/:id/optimize. */
 async function byHandPlayer(world: ArenaWorld, seed: number) {
@@ -39,7 +41,7 @@ async function byHandPlayer(world: ArenaWorld, seed: number) {
 const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
 const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
 const estimates: Array<{ world: string; estimated: number; trueGain: number }> = [];
-for (const world of worlds) {
+for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name))) {
   const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
   // the bandit at its best for this world: answers per output, bonus and final answer chosen on seeds never reported
   const bandit = await tuneBandit(world, EVALUATIONS, [101, 102, 103]);
@@ -48,13 +50,15 @@ for (const world of worlds) {
     results['starting agent']!.push(await play(world, staticPlayer(world), EVALUATIONS, seed));
     const auto = await autopilotPlayer(world, seed);
     results.autopilot!.push(await play(world, auto, EVALUATIONS, seed));
-    // the first adopted version's off-policy estimated gain against its true gain
+    // every adopted version's off-policy estimated gain against its true gain
     const { body: report } = await auto.call('GET', `agent/${auto.agentID}/performance`);
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
     for (const trial of state.trials.filter((t: { outcome: string }) => t.outcome === 'adopted')) {
       const version = report.versions.find((v: { id: string }) => v.id === trial.versionID);
       const gain = version?.evidence?.offPolicy?.gain?.value;
       if (gain === undefined) continue;
+      // in the world as it was when the proposal was made: after evaluationsUsed evaluations (the window is never full here)
+      const progress = Math.min(1, (version.evidence.evaluationsUsed as number) / EVALUATIONS);
       const truth = async (id: string) => {
         const { body } = await auto.call('GET', `version/${id}`);
         const compiled = compileAgent(body);
@@ -62,7 +66,7 @@ for (const world of worlds) {
         let sum = 0;
         for (let i = 0; i < 500; i++) {
           const situation = world.situation(random);
-          sum += world.expected(situation, evaluate(compiled, situation).crisp, 0);
+          sum += world.expected(situation, evaluate(compiled, situation).crisp, progress);
         }
         return sum / 500;
       };
