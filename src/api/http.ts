@@ -38,7 +38,9 @@ export function toApiError(error: unknown): ApiError {
       'QuotaExceeded',
       'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
         '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
-        'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again',
+        'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
+        'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
+        'for older ones later, on its own schedule (docs/REST.md, "A full disk")',
     );
   }
   console.error('fuzzbox: internal error', error);

@@ -8,6 +8,7 @@ import { applyRetention } from './retention.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
+import { flushStorageLog, isQuotaExceeded } from './quota.js';
 import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
@@ -20,14 +21,32 @@ import type { EvaluationQuery, FuzzboxStore } from './store.js';
 export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   readonly db: FuzzboxDatabase;
   readonly #evaluations: EvaluationWriter;
+  readonly #flushLog: () => Promise<void>;
+  #flushing: Promise<void> | undefined;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     this.db = new FuzzboxDatabase(name, options);
     this.#evaluations = new EvaluationWriter(this.db);
+    this.#flushLog = () => flushStorageLog(name, options);
+  }
+
+  /**
+   * `write`, and once more when it fails for the quota, after the browser wrote out its storage
+   * log (one flush at a time, whatever fails meanwhile): space freed by erasing logs or agents
+   * counts only then (docs/REST.md, "A full disk").
+   */
+  async #evenWhenFull<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isQuotaExceeded(error)) throw error;
+      await (this.#flushing ??= this.#flushLog().finally(() => (this.#flushing = undefined)));
+      return write();
+    }
   }
 
   addAccount(account: AccountRecord) {
-    return accounts.addAccount(this.db, account);
+    return this.#evenWhenFull(() => accounts.addAccount(this.db, account));
   }
   findAccountByKeyHash(keyHash: string) {
     return accounts.findAccountByKeyHash(this.db, keyHash);
@@ -39,10 +58,10 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return agents.readAgent(this.db, userID, id);
   }
   createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
-    return agents.createAgent(this.db, userID, body, parsedRules, provenance);
+    return this.#evenWhenFull(() => agents.createAgent(this.db, userID, body, parsedRules, provenance));
   }
   updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
-    return agents.updateAgent(this.db, userID, id, body, parsedRules, provenance);
+    return this.#evenWhenFull(() => agents.updateAgent(this.db, userID, id, body, parsedRules, provenance));
   }
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
     return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules, provenance);
@@ -63,7 +82,7 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return agents.readVersion(this.db, userID, id);
   }
   addEvaluations(userID: string, agentID: string, versionID: string, logs: EvaluationRecord[]) {
-    return this.#evaluations.add(userID, agentID, versionID, logs);
+    return this.#evenWhenFull(() => this.#evaluations.add(userID, agentID, versionID, logs));
   }
   readEvaluation(userID: string, reqID: string) {
     return readEvaluation(this.db, userID, reqID);
@@ -75,7 +94,7 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return deleteEvaluation(this.db, userID, reqID);
   }
   addFeedback(userID: string, record: Omit<FeedbackRecord, 'userID' | 'seq'>) {
-    return feedback.addFeedback(this.db, userID, record);
+    return this.#evenWhenFull(() => feedback.addFeedback(this.db, userID, record));
   }
   listFeedback(userID: string, reqID: string) {
     return feedback.listFeedback(this.db, userID, reqID);

@@ -1,3 +1,6 @@
+import { Dexie } from 'dexie';
+import type { DatabaseOptions } from './database.js';
+
 function findCause(error: unknown, name: string, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;
   const candidate = error as { name?: unknown; inner?: unknown; cause?: unknown; failures?: unknown };
@@ -9,4 +12,26 @@ function findCause(error: unknown, name: string, depth = 0): boolean {
 /** Whether `error` (or what Dexie wrapped in it) is IndexedDB's full disk: the transaction was aborted. */
 export function isQuotaExceeded(error: unknown): boolean {
   return findCause(error, 'QuotaExceededError');
+}
+
+/**
+ * Makes Chromium write out the log of its IndexedDB store, so that what was erased stops counting
+ * against the quota: an origin's databases are one LevelDB, whose latest writes (a few MB) sit in
+ * a log file until it is written out as a table, and an erasure only adds to that log; records
+ * put and erased within it vanish once it is written out. Chromium compacts when a database is
+ * deleted, writing the log out first; so this creates a scratch database of the origin and
+ * deletes it (docs/REST.md, "A full disk"). Best effort: any failure is ignored.
+ */
+export async function flushStorageLog(name: string, options: DatabaseOptions): Promise<void> {
+  const scratch = new Dexie(`${name}-flush`, {
+    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+  });
+  scratch.version(1).stores({});
+  try {
+    await scratch.open();
+    await scratch.delete();
+  } catch {
+    scratch.close();
+  }
 }

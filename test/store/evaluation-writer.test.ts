@@ -95,3 +95,36 @@ test('logs computed on a version that a PUT replaced meanwhile are not stored; a
   expect(await store.addEvaluations('U1', agent.id, current.latestVersion, logs(1))).toBe(false);
   expect((await store.countRecords('U1')).evaluations).toBe(2);
 });
+
+test('a write refused for the quota is tried again once, after the browser was asked to write out its storage log', async () => {
+  const indexedDB = new IDBFactory();
+  const full = new DexieStore('full', { indexedDB, IDBKeyRange });
+  await full.addAccount({ userID: 'U1', name: 'one', keyHash: 'h1', createdAt: new Date().toISOString() });
+  const fan = await full.createAgent('U1', body, []);
+  const ownLogs = (count: number) => logs(count).map((log) => ({ ...log, agentID: fan.id, versionID: fan.latestVersion }));
+  // a scratch database created and deleted: Chromium compacts then, writing out its log
+  const deleted: string[] = [];
+  const deleteDatabase = indexedDB.deleteDatabase.bind(indexedDB);
+  let restore = failWrites('logGroups', quotaExceeded);
+  indexedDB.deleteDatabase = (name: string) => {
+    deleted.push(name);
+    restore(); // what the erasures freed now counts
+    return deleteDatabase(name);
+  };
+  try {
+    expect(await full.addEvaluations('U1', fan.id, fan.latestVersion, ownLogs(3))).toBe(true);
+    expect(deleted).toEqual(['full-flush']);
+    expect((await full.countRecords('U1')).evaluations).toBe(3);
+    // a disk that stays full: one flush, one retry, then the error
+    restore = failWrites('logGroups', quotaExceeded);
+    indexedDB.deleteDatabase = (name: string) => (deleted.push(name), deleteDatabase(name));
+    await expect(full.addEvaluations('U1', fan.id, fan.latestVersion, ownLogs(3))).rejects.toMatchObject({ name: expect.stringMatching(/Quota/) });
+    expect(deleted).toEqual(['full-flush', 'full-flush']);
+  } finally {
+    restore();
+    await full.close();
+  }
+  const reopened = new DexieStore('full', { indexedDB, IDBKeyRange });
+  expect((await reopened.countRecords('U1')).evaluations).toBe(3);
+  await reopened.close();
+});
