@@ -131,6 +131,11 @@ export class Autopilot {
     return state;
   }
 
+  /** The agent's state was written around this class (sync stored the server's): read it again next time. */
+  forget(agentID: string): void {
+    this.#states.delete(agentID);
+  }
+
   async write(userID: string, state: AutopilotRecord): Promise<void> {
     await this.#store.writeAutopilot(userID, state);
     this.#states.set(state.agentID, state);

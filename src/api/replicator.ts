@@ -1,7 +1,7 @@
 // A browser's side of sync (docs/SYNC.md): rounds of pull then push between the local store and
 // a fuzzbox server, in the background, never in a request's way.
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from '../schema/backup.js';
-import type { SyncStatus } from '../schema/sync.js';
+import { autopilotLineSchema, type AutopilotLine, type SyncStatus } from '../schema/sync.js';
 import type { ImportRecord } from '../store/backup.js';
 import { newId, timestamp } from '../store/ids.js';
 import type { SyncReplica } from '../store/replica.js';
@@ -88,8 +88,17 @@ export class Replicator {
   #closed = false;
   #status: SyncStatus;
 
-  constructor(store: FuzzboxStore & SyncReplica, options: SyncOptions & { fetch: FetchLike }, onSync?: (event: SyncEvent) => void) {
+  readonly #onAutopilot: ((agentIDs: string[]) => void) | undefined;
+
+  /** `onAutopilot`: the server's autopilot state of these agents was stored here (the service's cache of it is stale). */
+  constructor(
+    store: FuzzboxStore & SyncReplica,
+    options: SyncOptions & { fetch: FetchLike },
+    onSync?: (event: SyncEvent) => void,
+    onAutopilot?: (agentIDs: string[]) => void,
+  ) {
     this.#store = store;
+    this.#onAutopilot = onAutopilot;
     this.#url = options.url.endsWith('/') ? options.url : `${options.url}/`;
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch;
@@ -221,13 +230,19 @@ export class Replicator {
       const [head, ...lines] = (await response.text()).split('\n').filter((line) => line !== '');
       const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
       if (header.checkpoint === undefined || typeof header.more !== 'boolean') throw new SyncError('GET /sync/pull answered without a checkpoint: is the URL a fuzzbox server?');
-      const records: Array<{ line: number; record: ImportRecord }> = lines.map((text, i) => ({ line: i + 2, record: readRecord({ number: i + 2, text }) }));
+      const records: Array<{ line: number; record: ImportRecord }> = [];
+      const autopilot: AutopilotLine[] = [];
+      lines.forEach((text, i) => {
+        if (text.startsWith('{"kind":"autopilot"')) autopilot.push(autopilotLineSchema.parse(JSON.parse(text)));
+        else records.push({ line: i + 2, record: readRecord({ number: i + 2, text }) });
+      });
       // in slices, each its own transaction, the checkpoint with the last: requests go between them
       for (let start = 0; start === 0 || start < records.length; start += MERGE_CHUNK) {
         const slice = records.slice(start, start + MERGE_CHUNK);
         const last = start + MERGE_CHUNK >= records.length;
-        const merged = await this.#store.mergePulled(userID, this.#url, slice, last ? header.checkpoint : undefined);
+        const merged = await this.#store.mergePulled(userID, this.#url, slice, last ? header.checkpoint : undefined, last ? autopilot : []);
         newVersions.push(...merged.newVersions);
+        if (merged.autopilot.length > 0) this.#onAutopilot?.(merged.autopilot);
         if (!last) await pause(0);
       }
       if (!header.more || this.#closed) return;

@@ -96,7 +96,11 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
   const store = options.store ?? new DexieStore(options.dbName ?? 'fuzzbox', options);
-  const replicator = options.sync && new Replicator(replicaOf(store), { ...options.sync, fetch: options.sync.fetch ?? platformFetch() }, options.onSync);
+  const replicator =
+    options.sync &&
+    new Replicator(replicaOf(store), { ...options.sync, fetch: options.sync.fetch ?? platformFetch() }, options.onSync, (agentIDs) => {
+      for (const agentID of agentIDs) service.autopilot.forget(agentID);
+    });
   const service: ServiceState = {
     store,
     compiledAgents: new CompiledAgents(),

@@ -12,7 +12,7 @@ export const DEFAULT_PULL_LIMIT = 1000;
 export const checkpointSchema = z
   .string()
   .max(100)
-  .regex(/^\d{1,20}\.[0-4]\.\d{1,20}$/, { error: 'a checkpoint is what the previous pull answered in "checkpoint" (or leave it out to start from the beginning)' });
+  .regex(/^\d{1,20}\.[0-5]\.\d{1,20}$/, { error: 'a checkpoint is what the previous pull answered in "checkpoint" (or leave it out to start from the beginning)' });
 
 export const pullQuerySchema = z.object({
   checkpoint: checkpointSchema.optional(),
@@ -44,3 +44,17 @@ export interface SyncStatus {
   /** whether a round is running now */
   syncing: boolean;
 }
+
+const isoDate = z.iso.datetime({ precision: 3 });
+
+/**
+ * A pull's line for autopilot's state of an agent (docs/SYNC.md, "Learning"): whether it is on
+ * and the candidate on trial, whose definition is the version `versionID`. Only servers send it.
+ */
+export const autopilotLineSchema = z.object({
+  kind: z.literal('autopilot'),
+  agentID: z.string().min(1).max(200),
+  enabled: z.boolean(),
+  candidate: z.object({ versionID: z.string().min(1).max(200), basedOn: z.string().min(1).max(200), since: isoDate }).nullable(),
+});
+export type AutopilotLine = z.infer<typeof autopilotLineSchema>;

@@ -2,6 +2,7 @@ import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
 import { exportRecords, importLines, importRecords, importTables, type ImportRecord } from './backup.js';
 import { ApiError } from '../schema/errors.js';
+import type { AutopilotLine } from '../schema/sync.js';
 import * as replica from './replica.js';
 import { countRecords } from './counts.js';
 import { applyRetention } from './retention.js';
@@ -132,8 +133,8 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>) {
     return replica.updateSyncState(this.db, userID, url, change);
   }
-  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined) {
-    return replica.mergePulled(this.db, userID, url, lines, checkpoint);
+  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]) {
+    return replica.mergePulled(this.db, userID, url, lines, checkpoint, autopilot);
   }
   readPushable(userID: string, cursor: PushCursor, limit: number) {
     return replica.readPushable(this.db, userID, cursor, limit);

@@ -2,6 +2,7 @@
 // server's records merged with the checkpoint that covers them, in one transaction.
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../schema/backup.js';
+import type { AutopilotLine } from '../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, importLines, importTables, versionLine, type ImportRecord } from './backup.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
@@ -58,8 +59,9 @@ export function mergePulled(
   url: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
   checkpoint: string | null | undefined,
+  autopilot: readonly AutopilotLine[] = [],
 ): Promise<Merged> {
-  return db.transaction('rw', [...importTables(db), db.syncStates], async () => {
+  return db.transaction('rw', [...importTables(db), db.syncStates, db.autopilot], async () => {
     const state = await readSyncState(db, userID, url);
     const ids = [...new Set(lines.flatMap(({ record }) => agentOf(record) ?? []))];
     const before = await marksOf(db, ids);
@@ -75,16 +77,47 @@ export function mergePulled(
       else agents[id] = mark;
     }
     await db.syncStates.put({ ...state, push: { ...state.push, agents }, ...(checkpoint === undefined ? {} : { pull: checkpoint }) });
+    for (const line of autopilot) await followAutopilot(db, userID, line);
     const stored = new Set(known.flatMap((version) => (version ? [version.id] : [])));
-    return { ...outcome, newVersions: versions.filter(({ id }) => !stored.has(id)).map(({ id, versionOf }) => ({ id, agentID: versionOf })) };
+    return {
+      ...outcome,
+      newVersions: versions.filter(({ id }) => !stored.has(id)).map(({ id, versionOf }) => ({ id, agentID: versionOf })),
+      autopilot: autopilot.map(({ agentID }) => agentID),
+    };
   });
 }
 
-/** What a merge of pulled records stored: counts, and the versions new here. */
+/** What a merge of pulled records stored: counts, the versions new here, the agents whose autopilot state changed. */
 export interface Merged {
   imported: number;
   unchanged: number;
   newVersions: Array<{ id: string; agentID: string }>;
+  autopilot: string[];
+}
+
+/**
+ * Takes the server's autopilot state of an agent of the account (docs/SYNC.md, "Learning"):
+ * on or off, and the candidate to serve to its share of traffic, defined as its version is (a
+ * candidate whose version is not here yet waits for the next state). What this replica decided
+ * itself (trials, feedback used) it never had while synced, and keeps.
+ */
+async function followAutopilot(db: FuzzboxDatabase, userID: string, line: AutopilotLine): Promise<void> {
+  const agent = (await db.agents.get(line.agentID)) ?? (await db.deletedAgents.get(line.agentID));
+  if (agent?.userID !== userID) return;
+  const existing = await db.autopilot.get(line.agentID);
+  const version = line.candidate && (await db.versions.get(line.candidate.versionID));
+  const candidate =
+    line.candidate && version?.versionOf === line.agentID
+      ? { ...line.candidate, definition: { inputs: version.inputs, outputs: version.outputs, rules: version.rules, ...(version.operators ? { operators: version.operators } : {}) } }
+      : undefined;
+  await db.autopilot.put({
+    agentID: line.agentID,
+    userID,
+    enabled: line.enabled,
+    usedFeedback: existing?.usedFeedback ?? 0,
+    trials: existing?.trials ?? [],
+    ...(candidate ? { candidate } : {}),
+  });
 }
 
 export interface Pushable {
@@ -170,7 +203,7 @@ export async function countPending(db: FuzzboxDatabase, userID: string, cursor: 
 export interface SyncReplica {
   readSyncState(userID: string, url: string): Promise<SyncStateRecord>;
   updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>): Promise<SyncStateRecord>;
-  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined): Promise<Merged>;
+  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]): Promise<Merged>;
   readPushable(userID: string, cursor: PushCursor, limit: number): Promise<Pushable>;
   countPending(userID: string, cursor: PushCursor): Promise<number>;
 }

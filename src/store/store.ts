@@ -2,6 +2,7 @@ import type { AgentBody } from '../schema/agent.js';
 import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
+import type { AutopilotLine } from '../schema/sync.js';
 import type { ImportRecord } from './backup.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
@@ -46,9 +47,12 @@ export interface EvaluationPage {
   next: EvaluationPosition | null;
 }
 
+/** What a change feed sends: backup records, and autopilot's state of an agent (from servers only). */
+export type SyncRecord = BackupRecord | AutopilotLine;
+
 /** A page of a change feed: the records, where the next page starts, and whether there is more now. */
 export interface ChangePage {
-  records: BackupRecord[];
+  records: SyncRecord[];
   /** null when nothing was ever read */
   checkpoint: string | null;
   more: boolean;

@@ -3,6 +3,10 @@
 // over real HTTP, offline and online in the orders the test sets.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { FuzzboxServer } from '../../src/node/index.js';
+import { compileOrReject } from '../../src/api/compiled-agents.js';
+import { sha256Hex } from '../../src/api/auth.js';
+import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { browser, exported, request, serverStorage, startServer, type Replica } from './support.js';
 
 const tipping = (name = 'tipping', high = 30) => ({
@@ -127,6 +131,50 @@ async function sameEverywhere(...replicas: Replica[]): Promise<string[]> {
   }
   return onTheServer;
 }
+
+describe('learning', () => {
+  test("the server's autopilot state reaches the browser: switched off there, off here; its candidate served to a share of the browser's answers, whose logs go back", async () => {
+    const a = replica();
+    const agent = (await a.call('POST', 'agent', { ...tipping('learning'), performance: { comfort: 'maximize' } })).body;
+    a.network.online = true;
+    await syncAll(a);
+    expect((await onServer('PUT', `agent/${agent.id}/autopilot`, { enabled: false })).status).toBe(200);
+    await syncAll(a);
+    expect((await a.call('GET', `agent/${agent.id}/autopilot`)).body).toMatchObject({ enabled: false, active: false });
+    expect((await onServer('PUT', `agent/${agent.id}/autopilot`, { enabled: true })).status).toBe(200);
+
+    // the server's autopilot proposes a candidate (written here as it writes one, with the server stopped)
+    const port = server.port;
+    await server.close();
+    const sql = storage.dataDir ? await pgliteDatabase(storage.dataDir) : postgresDatabase(storage.database!, { max: 1 });
+    const store = await PostgresStore.open(sql);
+    const { userID } = (await store.findAccountByKeyHash(await sha256Hex(apiKey)))!;
+    const body = { ...tipping('learning', 34), performance: { comfort: 'maximize' as const } };
+    const candidate = await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' });
+    const definition = { inputs: body.inputs, outputs: body.outputs, rules: body.rules };
+    const trial = { versionID: candidate.id, basedOn: agent.latestVersion, since: candidate.createdAt, definition };
+    await store.writeAutopilot(userID, { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial });
+    await store.close();
+    server = await startServer(storage, port);
+
+    await syncAll(a);
+    expect((await a.call('GET', `agent/${agent.id}/autopilot`)).body).toMatchObject({
+      enabled: true,
+      active: true,
+      candidate: { versionID: candidate.id, basedOn: agent.latestVersion, since: candidate.createdAt },
+    });
+    const ids = await evaluate(a, agent.id, 40);
+    const versions = await Promise.all(ids.map(async (reqID) => (await a.call('GET', `evaluation/${reqID}`)).body.versionID as string));
+    expect(versions).toContain(candidate.id);
+    expect(versions).toContain(agent.latestVersion);
+    // the browser decides nothing: the trial is the server's
+    expect((await a.call('GET', `agent/${agent.id}`)).body.latestVersion).toBe(agent.latestVersion);
+    await syncAll(a);
+    const onTheServer = versions.filter((id) => id === candidate.id).length;
+    expect((await onServer('GET', `agent/${agent.id}/evaluation?version=${candidate.id}&limit=100`)).body.evaluations).toHaveLength(onTheServer);
+    await sameEverywhere(a);
+  });
+});
 
 describe('status', () => {
   test('GET /sync/status answers the synced account what waits and what went wrong; any other account 404', async () => {

@@ -1,9 +1,9 @@
 // The server's side of sync (docs/SYNC.md): an account's records in the order they last
 // changed, from the feed columns of migration 3.
-import type { BackupRecord } from '../../schema/backup.js';
+import type { AutopilotLine } from '../../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup.js';
-import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
-import type { ChangePage } from '../store.js';
+import type { AgentRecord, AutopilotRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
+import type { ChangePage, SyncRecord } from '../store.js';
 import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable } from './sql.js';
 
@@ -14,13 +14,19 @@ const AFTER_ALL = '9223372036854775807';
  * The kinds in the order a transaction's records go out: each refers only to kinds before it
  * (a version's agent may come later, where the agent last changed: the merge allows that).
  */
-const kinds: ReadonlyArray<{ table: string; columns: string; pushed?: true; line: (row: any) => BackupRecord }> = [
+const kinds: ReadonlyArray<{ table: string; columns: string; pushed?: true; line: (row: any) => SyncRecord }> = [
   { table: 'versions', columns: `${VERSION}, retired`, pushed: true, line: ({ retired, ...version }: VersionRecord & { retired: boolean }) => versionLine(version, retired) },
   { table: 'agents', columns: AGENT, line: (agent: AgentRecord) => agentLine(agent) },
   { table: 'deleted_agents', columns: 'id, user_id AS "userID", deleted_at AS "deletedAt"', line: (tombstone: DeletedAgentRecord) => deletionLine(tombstone) },
   { table: 'evaluations', columns: EVALUATION, pushed: true, line: (log: EvaluationRecord) => evaluationLine(log) },
   { table: 'feedback', columns: FEEDBACK, pushed: true, line: (feedback: FeedbackRecord) => feedbackLine(feedback) },
+  { table: 'autopilot', columns: 'record', line: ({ record }: { record: AutopilotRecord }) => autopilotLine(record) },
 ];
+
+/** Autopilot's state as a pull sends it: on or off, and the candidate on trial (its definition is its version's). */
+function autopilotLine({ agentID, enabled, candidate }: AutopilotRecord): AutopilotLine {
+  return { kind: 'autopilot', agentID, enabled, candidate: candidate ? { versionID: candidate.versionID, basedOn: candidate.basedOn, since: candidate.since } : null };
+}
 
 interface Position {
   tx: bigint;
@@ -45,7 +51,7 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
   const { rows } = await sql.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
   const horizon = rows[0]!.horizon;
   const from = checkpoint === undefined ? { tx: 0n, kind: 0, seq: -1n } : parse(checkpoint);
-  const found: Array<{ at: Position; record: BackupRecord | undefined }> = [];
+  const found: Array<{ at: Position; record: SyncRecord | undefined }> = [];
   for (const [kind, { table, columns, pushed, line }] of kinds.entries()) {
     const seq = kind < from.kind ? AFTER_ALL : kind > from.kind ? '-1' : String(from.seq);
     // what the caller pushed is skipped, not left out of the count: a page of nothing but its own

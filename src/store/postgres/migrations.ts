@@ -128,4 +128,11 @@ export const migrations: readonly string[] = [
   CREATE INDEX evaluations_changes ON evaluations (user_id, sync_tx, sync_seq);
   CREATE INDEX feedback_changes ON feedback (user_id, sync_tx, sync_seq);
   `,
+  // 4: autopilot's state in the change feed too: replicas serve the candidate on trial to their
+  // share of traffic and switch exploring off as the server says (docs/SYNC.md, "Learning")
+  `
+  ALTER TABLE autopilot ADD COLUMN sync_tx xid8 NOT NULL DEFAULT pg_current_xact_id(), ADD COLUMN sync_seq bigint NOT NULL DEFAULT nextval('sync_seq');
+  CREATE TRIGGER autopilot_sync_touch BEFORE UPDATE ON autopilot FOR EACH ROW EXECUTE FUNCTION sync_touch();
+  CREATE INDEX autopilot_changes ON autopilot (user_id, sync_tx, sync_seq);
+  `,
 ];
