@@ -97,7 +97,8 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
   const handler = () => (service ??= (async () => create(options.sync ?? (await syncSettings.read())))());
   /** Runs `work` on the current service; a service replaced meanwhile closes once its last request is answered. */
   async function using<T>(work: (service: FuzzyService) => Promise<T>): Promise<T> {
-    const live = await handler();
+    let live = await handler();
+    while (live.retired) live = await handler(); // replaced while this request waited for it
     live.requests++;
     try {
       return await work(live.service);

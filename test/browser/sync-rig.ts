@@ -37,6 +37,8 @@ declare global {
     call(method: string, path: string, body?: unknown): Promise<Reply>;
     syncNow(): Promise<SyncStatus | null>;
     syncStatus(): Promise<SyncStatus | null>;
+    /** the worker profile's `FuzzyWorker.sync.configure` */
+    syncConfigure(settings: { url: string; apiKey: string; interval?: number; batchSize?: number } | null): Promise<SyncStatus | null>;
     syncEvents: SyncEvent[];
     /** the bundle of src/index.ts, on the in-page profile */
     inPage: typeof import('../../src/index.js');
@@ -150,6 +152,7 @@ export async function preparePage(page: Page, kind: Profile['kind'], sync: { url
         window.call = async (method, path, body) => reply(await fetch(request(method, path, body)));
         window.syncNow = () => worker.sync.now();
         window.syncStatus = () => worker.sync.status();
+        window.syncConfigure = (settings) => worker.sync.configure(settings);
       } else {
         const service = window.inPage.createFuzzyService({ sync: settings, onSync: (event: SyncEvent) => window.syncEvents.push(event) });
         window.call = async (method, path, body) => reply(await service.handle(request(method, path, body)));

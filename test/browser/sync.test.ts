@@ -114,6 +114,32 @@ describe(`two Chromium profiles and fuzzbox serve on ${serverBackend}`, () => {
     await expectConverged(worker, inPage);
   });
 
+  test('new settings while the worker answers a batch: the batch is answered and kept, and the next rounds use the new settings', async () => {
+    const agent = await define(worker, tipping('evaluated while the settings change'));
+    const elsewhere = 'http://127.0.0.1:9/'; // the discard port: nothing answers
+    const { answered, moved } = await worker.page.evaluate(
+      async ({ agentID, elsewhere, apiKey }) => {
+        const batch = window.call('POST', `/agent/${agentID}`, Array.from({ length: 4096 }, (_, i) => ({ service: i % 11 })));
+        const moved = await window.syncConfigure({ url: elsewhere, apiKey, interval: 3_600_000, batchSize: 500 });
+        const reply = await batch;
+        return { answered: { status: reply.status, ids: reply.ids?.split(',') ?? [] }, moved };
+      },
+      { agentID: agent.id, elsewhere, apiKey: await worker.page.evaluate(() => localStorage.getItem('apiKey')!) },
+    );
+    expect(answered.status).toBe(200);
+    expect(answered.ids).toHaveLength(4096);
+    for (const id of answered.ids) worker.answered.evaluations.add(id);
+    expect(moved?.url).toBe(elsewhere);
+    expect((await worker.now()).lastError).toMatch(/fetch/i);
+    const back = await worker.page.evaluate(
+      (settings) => window.syncConfigure(settings),
+      { url: worker.relay.url, apiKey: await worker.page.evaluate(() => localStorage.getItem('apiKey')!), interval: 3_600_000, batchSize: 500 },
+    );
+    expect(back?.url).toBe(worker.relay.url);
+    await rounds(worker, inPage);
+    await expectConverged(worker, inPage);
+  });
+
   test('a restarted browser: the worker syncs with the settings it kept, no page telling it', async () => {
     await worker.context.close();
     const { context, page } = await launch(worker.dir);
