@@ -100,7 +100,7 @@ describe('autopilot policy', () => {
 
 describe('the fuzzy.ai pattern: evaluate and post feedback, nothing else', () => {
   // bench/autopilot.bench.ts compares every world over five seeds; here the claims that hold for each seed tried
-  for (const [name, gain, gapClosed] of [['two outputs', 0.25, 0.6], ['cliff', 0.25, 0.6]] as const) {
+  for (const [name, gain, gapClosed] of [['two outputs', 0.25, 0.6], ['cliff', 0.25, 0.5]] as const) {
     it(`improves the ${name} world by at least ${gain * 100}% within 1,000 evaluations, closing ${gapClosed * 100}% of the gap to the best answer per situation, never earning 2% less while learning`, async () => {
       const world = worlds.find((w) => w.name === name)!;
       for (const seed of [1, 2, 3]) {
