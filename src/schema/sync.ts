@@ -5,6 +5,10 @@ export const MAX_PULL_LIMIT = 5000;
 /** What a pull answers when `limit` is not given. */
 export const DEFAULT_PULL_LIMIT = 1000;
 
+const CHECKPOINT_HINT = 'a checkpoint is what the previous pull answered in "checkpoint" (or leave it out to start from the beginning)';
+/** The largest number a checkpoint's parts hold (a bigint's). */
+const MAX_POSITION = 2n ** 63n - 1n;
+
 /**
  * Where a pull stopped, opaque to clients: the server's position in its change feed
  * (docs/SYNC.md, "Checkpoints"), `<transaction>.<kind>.<sequence>`, all decimal.
@@ -12,7 +16,9 @@ export const DEFAULT_PULL_LIMIT = 1000;
 export const checkpointSchema = z
   .string()
   .max(100)
-  .regex(/^\d{1,20}\.[0-5]\.\d{1,20}$/, { error: 'a checkpoint is what the previous pull answered in "checkpoint" (or leave it out to start from the beginning)' });
+  .regex(/^\d{1,20}\.[0-5]\.\d{1,20}$/, { error: CHECKPOINT_HINT })
+  // PostgreSQL's xid8 and bigint: a position past them was never handed out, and would fail the query
+  .refine((checkpoint) => checkpoint.split('.').every((part) => !/^\d{1,20}$/.test(part) || BigInt(part) <= MAX_POSITION), { error: CHECKPOINT_HINT });
 
 export const pullQuerySchema = z.object({
   checkpoint: checkpointSchema.optional(),
