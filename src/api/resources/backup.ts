@@ -16,6 +16,11 @@ const EXPORT_CHUNK = 64 * 1024;
 export const MAX_LINE_BYTES = 2 * 1024 * 1024;
 /** Records stored per import transaction (docs/REST.md, "Backup and restore"). */
 export const IMPORT_BATCH = 1000;
+/**
+ * Bytes of lines stored per import transaction, whichever of the two comes first: lines are up
+ * to 2 MiB each, and 1,000 of them would hold gigabytes in memory and the database for long.
+ */
+export const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 
 /** GET /export: the caller's account as NDJSON, streamed as it is read. */
 export async function exportAccount({ service, userID }: Context): Promise<Response> {
@@ -118,6 +123,7 @@ export async function storeBackup(request: Request, store: StoreBatch, inspect?:
   const lines = readLines(request.body, MAX_LINE_BYTES);
   const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
   let batch: Array<{ line: number; record: ImportRecord }> = [];
+  let batchBytes = 0;
   let storedThrough = 1; // the header
   const flush = async () => {
     const { imported, unchanged } = await store(batch);
@@ -125,6 +131,7 @@ export async function storeBackup(request: Request, store: StoreBatch, inspect?:
     result.unchanged += unchanged;
     storedThrough = batch.at(-1)!.line;
     batch = [];
+    batchBytes = 0;
   };
   try {
     readHeader((await lines.next()).value || undefined);
@@ -135,7 +142,8 @@ export async function storeBackup(request: Request, store: StoreBatch, inspect?:
       const record = readRecord(line);
       inspect?.(record);
       batch.push({ line: line.number, record });
-      if (batch.length === IMPORT_BATCH) await flush();
+      batchBytes += line.text.length;
+      if (batch.length === IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
     if (batch.length > 0) await flush();
   } catch (error) {
