@@ -3,6 +3,7 @@
 // typed client exactly as any app would. The engine is also loaded in the page, only to draw
 // each set's shape and to preview while a slider moves; every stored evaluation is the worker's.
 import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSettings, type WorkerUpdate } from '../src/client/index.js';
+import { mountAutopilotPanel } from './autopilot-panel.js';
 import { mountDataPanel } from './data-panel.js';
 import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
@@ -402,6 +403,7 @@ function mountOptimisePanel(): void {
     reload: async () => showAgentList(agent?.id ?? null),
     onAgentChange: (listener) => void agentListeners.push(listener),
   };
+  mountAutopilotPanel($('#autopilot-panel'), context);
   for (const load of Object.values(optimisePanel)) {
     void load().then((panel) => {
       container.hidden = false;

@@ -14,7 +14,7 @@ import type { DemoContext } from './main.js';
 
 const SIMULATED_USERS = 200;
 const EXPLORATION = 0.15;
-const SIMULATED_METRIC = 'simulated rating';
+export const SIMULATED_METRIC = 'simulated rating';
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, text = '', className = ''): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -29,7 +29,7 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, text = '', class
  * range: thriftier than the sample tipping agent. They rate 5 for the right value and one star less
  * per tenth of the range off, never below 1; with several outputs, the mean.
  */
-function simulatedRating(agent: CompiledAgent, inputs: Inputs, outputs: Outputs): number | undefined {
+export function simulatedRating(agent: CompiledAgent, inputs: Inputs, outputs: Outputs): number | undefined {
   const names = Object.keys(agent.inputs);
   const weights = names.map((_, index) => (index === 0 ? 3 : 1));
   const total = weights.reduce((sum, weight) => sum + weight, 0);
@@ -48,7 +48,7 @@ function simulatedRating(agent: CompiledAgent, inputs: Inputs, outputs: Outputs)
 }
 
 /** Inputs drawn uniformly over each input's range. */
-function randomSituation(agent: CompiledAgent): Inputs {
+export function randomSituation(agent: CompiledAgent): Inputs {
   return Object.fromEntries(Object.entries(agent.inputs).map(([name, { range: [min, max] }]) => [name, min + (max - min) * Math.random()]));
 }
 

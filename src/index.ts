@@ -40,7 +40,8 @@ export type {
   PullHeader,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
-export type { FuzzboxStore, MetricLog, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
+export type { FuzzboxStore, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
+export type { LearningLog, LearningLogQuery, VersionFeedback } from './store/learning-log.js';
 export type { ImportRecord, VersionLine } from './store/backup.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';
 export type { VersionOrigin } from './schema/agent.js';

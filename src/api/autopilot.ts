@@ -1,10 +1,12 @@
 import type { AgentDefinition } from '../engine/types.js';
 import * as learn from '../learn/index.js';
+import { standardDeviation } from '../learn/statistics.js';
 import { decideTrial, summarise } from '../learn/trial.js';
 import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
-import type { AgentRecord, AutopilotRecord, EvaluationRecord, TrialRecord } from '../store/records.js';
+import type { LearningLog } from '../store/learning-log.js';
+import type { AgentRecord, AutopilotRecord, TrialRecord } from '../store/records.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { compileOrReject } from './compiled-agents.js';
 
@@ -26,54 +28,64 @@ const ESTIMATION_POINTS = 1000;
 /** The search yields at least this often so that requests wait at most about this long. */
 const SLICE_MS = 20;
 
-/** One evaluation with feedback on every metric of `performance`, and their combined value (higher is better). */
-export interface CombinedEntry {
-  readonly evaluation: EvaluationRecord;
-  readonly value: number;
+/**
+ * The most evaluations with feedback that one optimisation or proposal reads: the newest. Bounds the
+ * memory and time of learning whatever the log's size; what it costs in accuracy: docs/LEARNING.md,
+ * "What learning reads".
+ */
+export const LEARNING_MOST = 10_000;
+
+/** The newest LEARNING_MOST evaluations with feedback on every metric, each with their combined value in `metric` (higher is better). */
+export interface CombinedLog extends LearningLog {
+  readonly metric: Float64Array;
 }
 
 /**
  * Several metrics combine as a normalised sum: each metric divided by its standard deviation over
- * the evaluations that carry every metric, signed by its direction (minimised ones count negative),
- * then summed; an evaluation counts only if its feedback carries every metric. One metric is
- * itself, signed. The combined value is always maximised.
+ * the evaluations read, signed by its direction (minimised ones count negative), then summed; an
+ * evaluation counts only if its feedback carries every metric. One metric is itself, signed. The
+ * combined value is always maximised.
  */
-export async function readCombinedLog(store: FuzzboxStore, userID: string, agentID: string, performance: Performance): Promise<{ agent: AgentRecord; entries: CombinedEntry[] }> {
-  const metrics = Object.entries(performance);
-  const logs = await Promise.all(metrics.map(([metric]) => store.readMetricLog(userID, agentID, metric)));
-  const agent = logs[0]!.agent;
-  const values = logs.map((log) => new Map(log.entries.map(({ evaluation, value }) => [evaluation.reqID, value])));
-  const scales = values.map((map) => {
-    if (metrics.length === 1) return 1;
-    const all = [...map.values()];
-    const mean = all.reduce((s, v) => s + v, 0) / Math.max(1, all.length);
-    const sd = Math.sqrt(all.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, all.length));
-    return sd > 0 ? sd : 1;
+export async function readCombinedLog(store: FuzzboxStore, userID: string, agentID: string, performance: Performance): Promise<CombinedLog> {
+  const goals = Object.values(performance);
+  const log = await store.readLearningLog(userID, agentID, { metrics: Object.keys(performance), most: LEARNING_MOST });
+  const count = goals.length;
+  const scales = goals.map((_, m) => {
+    if (count === 1) return 1;
+    const values = new Float64Array(log.size);
+    for (let i = 0; i < log.size; i++) values[i] = log.values[i * count + m]!;
+    return standardDeviation(values) || 1;
   });
-  const entries: CombinedEntry[] = [];
-  for (const { evaluation } of logs[0]!.entries) {
-    let value = 0;
-    let complete = true;
-    metrics.forEach(([, goal], m) => {
-      const v = values[m]!.get(evaluation.reqID);
-      if (v === undefined) complete = false;
-      else value += ((goal === 'maximize' ? 1 : -1) * v) / scales[m]!;
-    });
-    if (complete) entries.push({ evaluation, value });
+  const metric = new Float64Array(log.size);
+  for (let i = 0; i < log.size; i++) {
+    goals.forEach((goal, m) => (metric[i]! += ((goal === 'maximize' ? 1 : -1) * log.values[i * count + m]!) / scales[m]!));
   }
-  entries.sort((a, b) => (a.evaluation.createdAt < b.evaluation.createdAt ? -1 : a.evaluation.createdAt > b.evaluation.createdAt ? 1 : 0));
-  return { agent, entries };
+  return { ...log, metric };
 }
 
-/** An entry as the learner reads it. */
-function logged({ evaluation, value }: CombinedEntry): learn.LoggedEvaluation {
-  return {
-    input: evaluation.input,
-    crisp: evaluation.crisp,
-    ...(evaluation.returned ? { returned: evaluation.returned } : {}),
-    ...(evaluation.density === undefined ? {} : { density: evaluation.density }),
-    metric: value,
-  };
+/** The rows whose newest feedback came after `position` (LearningLog.feedbackSeq), oldest first. */
+function rowsAfter(log: CombinedLog, position: number | undefined): number[] {
+  const rows: number[] = [];
+  for (let i = 0; i < log.size; i++) if (position === undefined || log.feedbackSeq[i]! > position) rows.push(i);
+  return rows;
+}
+
+/** The rows whose newest feedback came by `position`, oldest first (none when it is undefined). */
+function rowsUpTo(log: CombinedLog, position: number | undefined): number[] {
+  const rows: number[] = [];
+  for (let i = 0; i < log.size; i++) if (position !== undefined && log.feedbackSeq[i]! <= position) rows.push(i);
+  return rows;
+}
+
+/**
+ * Where the next proposal's feedback ends: of the rows whose feedback came after `seen`, in the
+ * order it came, the last of the most that make whole multiples of PROPOSE_EVERY; undefined when
+ * fewer than PROPOSE_EVERY. However late a step runs, the same feedback gives the same proposal.
+ */
+function proposalEnd(log: CombinedLog, seen: number | undefined): { position: number; rows: number } | undefined {
+  const arrivals = rowsAfter(log, seen).map((row) => log.feedbackSeq[row]!).sort((a, b) => a - b);
+  const rows = PROPOSE_EVERY * Math.floor(arrivals.length / PROPOSE_EVERY);
+  return rows > 0 ? { position: arrivals[rows - 1]!, rows } : undefined;
 }
 
 /** Autopilot is on for an agent with `performance` unless switched off. */
@@ -175,30 +187,33 @@ export class Autopilot {
     const agent = await this.#store.readAgent(userID, agentID);
     const state = (await this.state(userID, agentID)) ?? initialState(agent);
     if (!isOn(agent, state)) return;
-    const { entries } = await readCombinedLog(this.#store, userID, agentID, agent.performance!);
+    const log = await readCombinedLog(this.#store, userID, agentID, agent.performance!);
     if (state.candidate) {
-      await this.#judge(userID, agent, state, entries);
-    } else if (entries.length - state.usedFeedback >= PROPOSE_EVERY) {
-      await this.#propose(userID, agent, state, entries);
+      await this.#judge(userID, agent, state, log);
+    } else {
+      const end = proposalEnd(log, state.feedbackSeen);
+      if (end) await this.#propose(userID, agent, state, log, end);
     }
   }
 
-  async #judge(userID: string, agent: AgentRecord, state: AutopilotRecord, entries: readonly CombinedEntry[]): Promise<void> {
+  async #judge(userID: string, agent: AgentRecord, state: AutopilotRecord, log: CombinedLog): Promise<void> {
     const candidate = state.candidate!;
-    // After the evaluations the proposal saw. Not by time: the version's createdAt may be a
-    // millisecond ahead of the clock (each version gets a new one), so whether an evaluation made
-    // right after it counted depended on timing. (Records from before `seen` still go by time.)
-    const seen = Math.min(candidate.seen ?? 0, entries.length);
-    const fresh = candidate.seen === undefined ? entries.filter(({ evaluation }) => evaluation.createdAt >= candidate.since) : entries.slice(seen);
-    const earlier = entries.slice(Math.max(0, seen - WINDOW), seen);
+    // After the evaluations the proposal saw: feedback that came after it. Not by time: the
+    // version's createdAt may be a millisecond ahead of the clock (each version gets a new one), so
+    // whether an evaluation made right after it counted depended on timing. (Records from before
+    // `seen` still go by time.)
+    const since = Date.parse(candidate.since);
+    const fresh = candidate.seen === undefined ? rowsAfter(log, undefined).filter((row) => log.createdAt[row]! >= since) : rowsAfter(log, candidate.seen);
+    const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
     const compiled = compileOrReject(agent);
-    const adjusted = learn.situationAdjusted(earlier.map(logged), fresh.map(logged), compiled.inputs, compiled.outputs);
+    const adjusted = learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, fresh), compiled.inputs, compiled.outputs);
     const arms = (versionID: string) => {
+      const version = log.versionIDs.indexOf(versionID);
       const raw: number[] = [];
       const relative: number[] = [];
-      fresh.forEach(({ evaluation, value }, i) => {
-        if (evaluation.versionID !== versionID) return;
-        raw.push(value);
+      fresh.forEach((row, i) => {
+        if (log.version[row] !== version) return;
+        raw.push(log.metric[row]!);
         relative.push(adjusted[i]!);
       });
       return { raw, relative };
@@ -229,11 +244,10 @@ export class Autopilot {
     await this.write(userID, { ...rest, trials: [...state.trials, trial] });
   }
 
-  async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: readonly CombinedEntry[]): Promise<void> {
-    // Whole multiples of PROPOSE_EVERY after the last proposal, however late this step runs: the
-    // same feedback always gives the same proposal.
-    const entries = all.slice(0, state.usedFeedback + PROPOSE_EVERY * Math.floor((all.length - state.usedFeedback) / PROPOSE_EVERY));
-    const log = entries.slice(-WINDOW).map(logged);
+  async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: CombinedLog, end: { position: number; rows: number }): Promise<void> {
+    // the newest WINDOW of the evaluations whose feedback had come by `end`
+    const log = learn.rowsOf(all, rowsUpTo(all, end.position).slice(-WINDOW));
+    const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position };
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
       seed: 1,
@@ -244,7 +258,7 @@ export class Autopilot {
     });
     // A trial costs traffic: only a proposal whose out-of-sample gain is clearly positive gets one.
     if (result.status !== 'optimized' || result.changes.length === 0 || !(result.offPolicy && result.offPolicy.gain.low > 0)) {
-      await this.write(userID, { ...state, usedFeedback: entries.length });
+      await this.write(userID, { ...state, ...seen });
       return;
     }
     const definition = definitionOf(result.definition);
@@ -266,8 +280,8 @@ export class Autopilot {
     const version = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence });
     await this.write(userID, {
       ...state,
-      usedFeedback: entries.length,
-      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.length, definition: body },
+      ...seen,
+      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: seen.feedbackSeen, definition: body },
     });
   }
 }

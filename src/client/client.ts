@@ -74,6 +74,53 @@ export class FuzzyApiError extends Error {
   }
 }
 
+/** A mean with its 95% confidence interval; `low`/`high` are null below 2 values (JSON has no infinity). */
+export interface MeanInterval {
+  n: number;
+  mean: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/** GET /agent/:id/autopilot (docs/REST.md, "Learning on autopilot"). */
+export interface AutopilotState {
+  enabled: boolean;
+  /** `enabled` and the agent has `performance` */
+  active: boolean;
+  performance: Record<string, 'maximize' | 'minimize'> | null;
+  exploration: number;
+  candidateShare: number;
+  proposeEvery: number;
+  window: number;
+  usedFeedback: number;
+  candidate: { versionID: string; basedOn: string; since: string } | null;
+  trials: Array<{
+    versionID: string;
+    basedOn: string;
+    outcome: 'adopted' | 'dropped' | 'abandoned';
+    pValue: number | null;
+    current: MeanInterval;
+    candidate: MeanInterval;
+    decidedAt: string;
+  }>;
+}
+
+/** GET /agent/:id/performance: per version, oldest first. */
+export interface PerformanceReport {
+  latestVersion: string;
+  performance: Record<string, 'maximize' | 'minimize'> | null;
+  versions: Array<{
+    id: string;
+    createdAt: string;
+    origin: string | null;
+    /** why the version exists: `{to, from}` for a rollback, the estimates of an optimisation or a proposal */
+    evidence: Record<string, unknown> | null;
+    evaluations: number;
+    feedback: number;
+    metrics: Record<string, MeanInterval>;
+  }>;
+}
+
 export class FuzzyClient {
   readonly #baseURL: URL;
   readonly #apiKey: string | undefined;
@@ -184,6 +231,24 @@ export class FuzzyClient {
   /** POST /agent/:id/optimize: tunes the agent on the feedback for one metric; saves a new version unless dryRun. */
   optimize(agentID: string, request: OptimizeInput): Promise<OptimizeResult> {
     return this.#json('POST', `agent/${encodeURIComponent(agentID)}/optimize`, request);
+  }
+
+  getAutopilot(agentID: string): Promise<AutopilotState> {
+    return this.#json('GET', `agent/${encodeURIComponent(agentID)}/autopilot`);
+  }
+
+  /** PUT /agent/:id/autopilot: on or off (it learns only for an agent with `performance`). */
+  setAutopilot(agentID: string, enabled: boolean): Promise<AutopilotState> {
+    return this.#json('PUT', `agent/${encodeURIComponent(agentID)}/autopilot`, { enabled });
+  }
+
+  /** POST /agent/:id/rollback: a new latest version with that earlier version's definition. */
+  rollback(agentID: string, versionID: string): Promise<Agent> {
+    return this.#json('POST', `agent/${encodeURIComponent(agentID)}/rollback`, { version: versionID });
+  }
+
+  getPerformance(agentID: string): Promise<PerformanceReport> {
+    return this.#json('GET', `agent/${encodeURIComponent(agentID)}/performance`);
   }
 
   /** GET /storage: the origin's usage, quota and persistence, and the account's record counts. */

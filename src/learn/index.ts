@@ -1,6 +1,6 @@
 export { optimizeAgent } from './optimize.js';
 export type { Goal, OptimizeOptions, OptimizeProgress, OptimizeResult } from './optimize.js';
-export type { LoggedEvaluation } from './dataset.js';
+export { loggedOf, rowsOf, type LogColumns, type LoggedEvaluation } from './dataset.js';
 export type { Change, Side } from './tuning.js';
 export { explore, MAX_EXPLORATION } from './explore.js';
 export { seededRandom, type Random } from './random.js';

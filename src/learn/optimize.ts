@@ -1,7 +1,7 @@
 import { compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
-import { datasetOf, normalise, type Dataset, type LoggedEvaluation } from './dataset.js';
+import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints } from './estimator.js';
 import { nearestNeighbours, type Neighbourhoods } from './neighbours.js';
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate } from './offpolicy.js';
@@ -98,7 +98,7 @@ function evaluationsNeeded(moveCount: number): number {
  */
 export async function optimizeAgent(
   definition: AgentDefinition,
-  log: readonly LoggedEvaluation[],
+  log: LogColumns | readonly LoggedEvaluation[],
   options: OptimizeOptions,
 ): Promise<OptimizeResult> {
   const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress, sliceMs = YIELD_EVERY_MS } = options;
@@ -107,14 +107,12 @@ export async function optimizeAgent(
   const tuning = new Tuning(definition);
   const sides: Side[] = tuneInputs ? ['outputs', 'inputs'] : ['outputs'];
   const moves = tuning.moves(sides);
+  const logged = Array.isArray(log) ? columnsOf(log, Object.keys(compiled.inputs), Object.keys(compiled.outputs)) : (log as LogColumns);
   // Metrics in shares of the largest |value|, so that no sum of them overflows; scaled back at the end.
-  const metricScale = log.reduce((largest, entry) => Math.max(largest, Math.abs(entry.metric)), 0) || 1;
-  const data = datasetOf(
-    log.map((entry) => ({ ...entry, metric: entry.metric / metricScale })),
-    compiled.inputs,
-    compiled.outputs,
-  );
-  const shortfall = insufficiency(data, evaluationsNeeded(moves.length), log[0]?.metric);
+  const metricScale = logged.metric.reduce((largest, value) => Math.max(largest, Math.abs(value)), 0) || 1;
+  const columns = { ...logged, metric: logged.metric.map((value) => value / metricScale) };
+  const data = datasetOf(columns, compiled.inputs, compiled.outputs);
+  const shortfall = insufficiency(data, evaluationsNeeded(moves.length), logged.metric[0]);
   if (shortfall) return { status: 'insufficient', evaluationsUsed: data.size, ...shortfall };
   let done = 0;
   const report = () => onProgress?.({ done, total: budget });
@@ -143,8 +141,7 @@ export async function optimizeAgent(
     if (!data.density.some((density) => density > 0)) return undefined;
     await yieldControl();
     // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
-    const sampled = data.size > OFF_POLICY_MOST ? Array.from(samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2)), (i) => log[i]!) : log;
-    const offData = sampled === log ? data : datasetOf(sampled.map((entry) => ({ ...entry, metric: entry.metric / metricScale })), compiled.inputs, compiled.outputs);
+    const offData = data.size > OFF_POLICY_MOST ? datasetOf(rowsOf(columns, samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2))), compiled.inputs, compiled.outputs) : data;
     const all = outputsAt(definition, offData.agentInputs, offData)!;
     const proposed = outputsAt(proposal, offData.agentInputs, offData)!;
     const estimate = offPolicyEstimate(offData, estimator.bandwidths, all, proposed, seededRandom(seed + 1));

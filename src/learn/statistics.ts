@@ -11,3 +11,40 @@ export function standardDeviation(values: ArrayLike<number>): number {
   for (let i = 0; i < values.length; i++) sum += (values[i]! - average) ** 2;
   return Math.sqrt(sum / values.length);
 }
+
+/** A mean with its 95% confidence interval (normal approximation) over `n` values. */
+export interface MeanInterval {
+  readonly n: number;
+  readonly mean: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/**
+ * Count, mean and sum of squared deviations of values added one at a time (Welford): a summary of
+ * any number of values in constant memory, stable where the values are large next to their spread.
+ */
+export class Moments {
+  n = 0;
+  mean = 0;
+  #squares = 0;
+
+  add(value: number): void {
+    this.n++;
+    const delta = value - this.mean;
+    this.mean += delta / this.n;
+    this.#squares += delta * (value - this.mean);
+  }
+
+  /** The sample standard deviation (NaN under two values). */
+  get deviation(): number {
+    return this.n > 1 ? Math.sqrt(this.#squares / (this.n - 1)) : NaN;
+  }
+
+  interval(): MeanInterval {
+    const { n } = this;
+    const mean = n > 0 ? this.mean : NaN;
+    const half = n > 1 ? 1.96 * (this.deviation / Math.sqrt(n)) : Infinity;
+    return { n, mean, low: mean - half, high: mean + half };
+  }
+}

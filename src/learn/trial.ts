@@ -2,6 +2,7 @@ import { datasetOf, type LoggedEvaluation, type VariableRanges } from './dataset
 import { nearestNeighbours } from './neighbours.js';
 import { normalCdf } from './policy.js';
 import type { Goal } from './optimize.js';
+import { Moments, type MeanInterval } from './statistics.js';
 
 /**
  * When a candidate's trial is looked at: after this many feedback values from each arm. The trial
@@ -13,13 +14,7 @@ export const TRIAL_LEVEL = 0.1;
 /** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
 const WINSOR = 0.025;
 
-export interface ArmSummary {
-  readonly n: number;
-  readonly mean: number;
-  /** 95% confidence interval of the mean (normal approximation) */
-  readonly low: number;
-  readonly high: number;
-}
+export type ArmSummary = MeanInterval;
 
 export interface TrialDecision {
   readonly verdict: 'adopt' | 'drop' | 'continue';
@@ -30,14 +25,9 @@ export interface TrialDecision {
 }
 
 export function summarise(values: ArrayLike<number>): ArmSummary {
-  const n = values.length;
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += values[i]!;
-  const mean = n > 0 ? sum / n : NaN;
-  let squares = 0;
-  for (let i = 0; i < n; i++) squares += (values[i]! - mean) ** 2;
-  const half = n > 1 ? 1.96 * Math.sqrt(squares / (n - 1) / n) : Infinity;
-  return { n, mean, low: mean - half, high: mean + half };
+  const moments = new Moments();
+  for (let i = 0; i < values.length; i++) moments.add(values[i]!);
+  return moments.interval();
 }
 
 function quantile(sorted: readonly number[], q: number): number {

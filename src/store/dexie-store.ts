@@ -14,7 +14,8 @@ import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
-import { countEvaluationsByVersion, readAutopilot, readMetricLog, updateAgentFrom, writeAutopilot } from './learning.js';
+import { countEvaluationsByVersion, readAutopilot, readLearningLog, updateAgentFrom, writeAutopilot } from './learning.js';
+import type { LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from './records.js';
 import type { EvaluationQuery, FuzzboxStore } from './store.js';
 
@@ -100,8 +101,8 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   listFeedback(userID: string, reqID: string) {
     return feedback.listFeedback(this.db, userID, reqID);
   }
-  readMetricLog(userID: string, agentID: string, metric: string) {
-    return readMetricLog(this.db, userID, agentID, metric);
+  readLearningLog(userID: string, agentID: string, query: LearningLogQuery) {
+    return readLearningLog(this.db, userID, agentID, query);
   }
   countEvaluationsByVersion(userID: string, agentID: string) {
     return countEvaluationsByVersion(this.db, userID, agentID);

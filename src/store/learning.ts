@@ -3,46 +3,49 @@ import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
 import { requireAgent, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { logsOf } from './evaluations.js';
+import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
-import type { AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, Provenance } from './records.js';
-import type { MetricLog } from './store.js';
+import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from './records.js';
+
+/** Log groups read per transaction (each up to LOG_CHUNK logs): no read holds the database long. */
+const GROUP_PAGE = 64;
 
 /**
- * Feedback on these evaluations of the caller's (the logs of `groups`), possibly with feedback on
- * others mixed in. One range per group while the evaluations are few next to all the caller's
- * feedback, in the evaluations' order, each's oldest first; past that, one pass over the caller's
- * feedback is faster (IndexedDB has no cheap "any of these 10,000 keys": Dexie's anyOf takes
- * minutes on fake-indexeddb at that size).
+ * What learning reads of the caller's agent (LearningLog): its log groups newest first, GROUP_PAGE
+ * per transaction, each group's feedback with it (one range of `[userID+logGroup]` per group),
+ * until the rows are enough.
  */
-async function feedbackOn(db: FuzzboxDatabase, userID: string, evaluations: Map<string, EvaluationRecord>, groups: LogGroupRecord[]): Promise<FeedbackRecord[]> {
-  const own = db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]);
-  if (evaluations.size * 4 >= (await own.count())) return own.toArray();
-  const lists = await Promise.all(groups.map((group) => feedbackOfGroup(db, userID, group.seq!)));
-  const place = new Map([...evaluations.keys()].map((reqID, i) => [reqID, i]));
-  const at = (feedback: FeedbackRecord) => place.get(feedback.evaluationLog) ?? Infinity;
-  return lists.flat().sort((a, b) => at(a) - at(b) || a.seq! - b.seq!);
-}
-
-/** What the optimiser learns from, read in one transaction so it is one consistent picture. */
-export function readMetricLog(db: FuzzboxDatabase, userID: string, agentID: string, metric: string): Promise<MetricLog> {
-  return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.logGroups, db.feedback], async () => {
-    const agent = await requireAgent(db, userID, agentID);
-    const groups = await db.logGroups.where('[userID+agentID]').equals([userID, agentID]).toArray();
-    const evaluations = groups.flatMap(logsOf);
-    const byID = new Map(evaluations.map((evaluation) => [evaluation.reqID, evaluation]));
-    const values = new Map<string, number>();
-    const metrics = new Set<string>();
-    // oldest first (both reads below keep primary-key order per evaluation): a later value for the
-    // same metric replaces an earlier one
-    for (const { evaluationLog, data } of await feedbackOn(db, userID, byID, groups)) {
-      if (!byID.has(evaluationLog)) continue;
-      for (const name of Object.keys(data)) metrics.add(name);
-      if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);
-    }
-    const entries = [...values].map(([reqID, value]) => ({ evaluation: byID.get(reqID)!, value }));
-    return { agent, entries, metrics };
-  });
+export async function readLearningLog(db: FuzzboxDatabase, userID: string, agentID: string, query: LearningLogQuery): Promise<LearningLog> {
+  const agent = await db.transaction('r', [db.agents, db.deletedAgents, db.versions], () => requireAgent(db, userID, agentID));
+  const builder = new LearningLogBuilder(agent, query);
+  const names = new Set<string>();
+  for (let before: number | undefined; ; ) {
+    const upper = [userID, agentID, before ?? Dexie.maxKey];
+    const page = await db.transaction('r', [db.logGroups, db.feedback], async () => {
+      const groups = await db.logGroups.where('[userID+agentID+seq]').between([userID, agentID, Dexie.minKey], upper, true, false).reverse().limit(GROUP_PAGE).toArray();
+      return { groups, feedback: await Promise.all(groups.map((group) => feedbackOfGroup(db, userID, group.seq!))) };
+    });
+    page.groups.forEach((group, g) => {
+      // each log's feedback, oldest first (a range of one index key comes in primary-key order)
+      const byLog = new Map<string, FeedbackRecord[]>();
+      for (const feedback of page.feedback[g]!) {
+        const list = byLog.get(feedback.evaluationLog);
+        if (list) list.push(feedback);
+        else byLog.set(feedback.evaluationLog, [feedback]);
+      }
+      for (let index = group.keys.length - 1; index >= 0 && !builder.done; index--) {
+        const feedback = byLog.get(group.keys[index]![1]);
+        if (!feedback) continue;
+        names.clear();
+        const values = latestValues(feedback, query.metrics, names);
+        builder.noteNames(names);
+        builder.add({ ...group.logs[index]!, versionID: group.versionID, createdAt: group.createdAt }, values, feedback.at(-1)!.seq!);
+      }
+    });
+    if (page.groups.length < GROUP_PAGE || builder.done) break;
+    before = page.groups.at(-1)!.seq!;
+  }
+  return builder.finish();
 }
 
 /**

@@ -65,16 +65,21 @@ export interface AutopilotRecord {
   userID: string;
   /** default: on for an agent with `performance` */
   enabled: boolean;
-  /** how many evaluations with feedback on the metrics there were when the last proposal was made */
+  /** how many evaluations with feedback on the metrics the proposals so far have seen */
   usedFeedback: number;
+  /**
+   * The newest feedback the last proposal saw, as a position in the store's order of feedback
+   * (LearningLog.feedbackSeq); absent before the first: what is new is what came after.
+   */
+  feedbackSeen?: number;
   /** the version on trial: served to a share of evaluations while `basedOn` is the latest */
   candidate?: {
     versionID: string;
     basedOn: string;
     since: string;
     /**
-     * how many evaluations with feedback on the metrics there were when it was proposed: the trial
-     * counts only those after them (and not older than `since`); absent on records written before
+     * the newest feedback its proposal saw (a position as `feedbackSeen`): the trial counts only
+     * feedback after it (on evaluations not older than `since`); absent when the log had none
      */
     seen?: number;
     definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;

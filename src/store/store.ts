@@ -4,15 +4,8 @@ import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
 import type { ImportRecord } from './backup.js';
+import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
-
-export interface MetricLog {
-  agent: AgentRecord;
-  /** every evaluation of the agent, any version, whose feedback carries the metric, with its latest value */
-  entries: Array<{ evaluation: EvaluationRecord; value: number }>;
-  /** every metric name posted as feedback on the agent's evaluations */
-  metrics: Set<string>;
-}
 
 /** A stored evaluation and, unless its trace is stored, the version to recompute the trace from. */
 export interface StoredEvaluation {
@@ -120,8 +113,13 @@ export interface FuzzboxStore {
   /** Feedback on the caller's evaluation, oldest first. */
   listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]>;
 
-  /** What the optimiser learns from, read in one transaction so it is one consistent picture. */
-  readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog>;
+  /**
+   * What learning reads of the agent's log (docs/LEARNING.md, "What learning reads"): the newest
+   * `query.most` evaluations whose feedback carries every metric asked, as columns, and each
+   * version's feedback summarised over the whole log; read in pages of a bounded size, each its
+   * own short transaction, so memory stays bounded and no read holds the store long.
+   */
+  readLearningLog(userID: string, agentID: string, query: LearningLogQuery): Promise<LearningLog>;
   /** How many evaluations each version of the agent answered. */
   countEvaluationsByVersion(userID: string, agentID: string): Promise<Map<string, number>>;
   /** Autopilot's state for the agent, undefined if none was ever written. */

@@ -139,10 +139,10 @@ function layoutProblems(page: Page): Promise<string[]> {
           if (overlap(answer.getBoundingClientRect(), shape.getBoundingClientRect())) problems.push(`${label}: ${name(answer)} covers a shape`);
         }
       }
-      // One precision per axis.
+      // One precision per axis (the axes a chart has: autopilot's has no degrees).
       for (const axis of ['.value-tick', '.degree-tick']) {
         const decimals = new Set([...chart.querySelectorAll(axis)].map((tick) => (tick.textContent!.split('.')[1] ?? '').length));
-        if (decimals.size !== 1) problems.push(`${label}: the ${axis} labels mix precisions: ${[...chart.querySelectorAll(axis)].map((tick) => tick.textContent).join(' ')}`);
+        if (decimals.size > 1 || (decimals.size === 0 && !chart.matches('.autopilot-chart svg'))) problems.push(`${label}: the ${axis} labels mix precisions: ${[...chart.querySelectorAll(axis)].map((tick) => tick.textContent).join(' ')}`);
       }
     }
 
@@ -270,4 +270,66 @@ describe('the demo as a person sees it', () => {
     expect(await page.locator('#agent-select option').allTextContents()).toEqual(['Tipping advisor']);
     await context.close();
   }, 120_000);
+
+  it('autopilot on the tipping agent: switched on, fed by simulated diners, proposes and adopts a version, shown with its evidence, a chart and in words; rolls back', async () => {
+    const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await openDemo(context);
+    const agentID = (await page.evaluate(() => localStorage.getItem('fuzzbox-demo:/:agent')))!;
+    const panel = page.locator('#autopilot-panel');
+    const status = panel.getByRole('status');
+    // the sample agent has no `performance`: the switch names the diners' rating and turns autopilot on
+    await panel.getByLabel('Autopilot on').check();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe('Autopilot is on: it maximises the mean “simulated rating”.');
+    expect(((await api(page, 'GET', `/agent/${agentID}`)).body as { performance: unknown }).performance).toEqual({ 'simulated rating': 'maximize' });
+    expect(((await api(page, 'GET', `/agent/${agentID}/autopilot`)).body as { active: boolean }).active).toBe(true);
+
+    // diners until autopilot has adopted a version of its own (a proposal, then its trial)
+    const adopted = async () =>
+      ((await api(page, 'GET', `/agent/${agentID}/autopilot`)).body as { trials: Array<{ outcome: string }> }).trials.some((trial) => trial.outcome === 'adopted');
+    for (let round = 0; round < 6 && !(await adopted()); round++) {
+      await panel.getByRole('button', { name: /^Send \d+ diners$/ }).click();
+      await expect.poll(() => status.textContent(), { timeout: 240_000 }).toMatch(/^\d+ diners rated their answers\.$/);
+      // the worker finishes the step the last ratings started
+      await page.waitForTimeout(3000);
+    }
+    expect(await adopted()).toBe(true);
+    await panel.getByLabel('Autopilot on').uncheck();
+    await expect.poll(() => status.textContent()).toBe('Autopilot is off.');
+    await expect.poll(() => panel.locator('.autopilot-state').textContent()).toMatch(/Autopilot is off: answers are the agent’s own, unvaried\. \d+ trials? decided, [1-9]\d* adopted\./);
+
+    const report = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string }> };
+    const rows = await panel.locator('table.versions tr').allTextContents();
+    expect(rows).toHaveLength(report.versions.length + 1);
+    // the newest version first: what it is, why it exists, its ratings
+    const adoptedRow = rows.find((row) => /proposed by autopilot: learnt from \d+ rated answers; expected gain [\d.–-]+ \(95%: [\d.–-]+ to [\d.–-]+\); adopted: on trial it earned [\d.]+ against [\d.]+/.test(row));
+    expect(adoptedRow, rows.join('\n')).toBeDefined();
+    expect(rows.at(-1)).toMatch(/^v1.*made by hand/);
+    // the chart: one line per version with ratings, on one time axis
+    const chart = panel.locator('svg.chart');
+    expect(await chart.getAttribute('aria-label')).toBe('mean simulated rating per version over time');
+    expect(await chart.locator('.version-line').count()).toBeGreaterThanOrEqual(2);
+    // in words: what moved, for the inputs on screen, and why it was adopted
+    const words = await panel.locator('.explanation p').allTextContents();
+    expect(await panel.locator('.explanation h3').textContent()).toMatch(/^What autopilot changed in v\d+, adopted over v\d+$/);
+    expect(words[0]).toMatch(/^For the inputs on screen \(service 6\.50, food 7\.50\), the answer tip (goes from [\d.]+ to [\d.]+|stays at [\d.]+)\.$/);
+    expect(words.at(-1)).toMatch(/^On trial, answers by v\d+ were rated [\d.]+ on average against [\d.]+ for v\d+ \(\d+ and \d+ ratings\): clearly better, so it became the agent’s version\.$/);
+    expect(await layoutProblems(page)).toEqual([]);
+    await panel.scrollIntoViewIfNeeded();
+    await screenshot(page, 'demo-autopilot-1280');
+    await panel.screenshot({ path: join(root, 'test-output', 'demo-autopilot-panel-1280.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await layoutProblems(page)).toEqual([]);
+    await screenshot(page, 'demo-autopilot-390');
+    await panel.screenshot({ path: join(root, 'test-output', 'demo-autopilot-panel-390.png') });
+
+    // back to the first version: a new latest version that copies it, said in words and in the table
+    await panel.locator('table.versions tr', { hasText: /^v1/ }).getByRole('button', { name: 'Roll back' }).click();
+    await expect.poll(() => status.textContent()).toBe('Rolled back: the agent answers with v1’s definition again, as a new version.');
+    const after = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string; evidence: { to: string } }> };
+    const version = after.versions.find((v) => v.id === after.latestVersion)!;
+    expect(version.origin).toBe('rolled back');
+    expect(version.evidence.to).toBe(report.versions[0]!.id);
+    await expect.poll(async () => (await panel.locator('table.versions tr').nth(1).textContent()) ?? '').toMatch(/^v\d+ \(in use\).*rolled back: back to v1/);
+    await context.close();
+  }, 1_200_000);
 });

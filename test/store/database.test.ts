@@ -8,7 +8,7 @@ import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/database.js';
 import { idPrefixesOf, newEvaluationIDs } from '../../src/store/evaluations.js';
 import { newId } from '../../src/store/ids.js';
-import { readMetricLog } from '../../src/store/learning.js';
+import { readLearningLog } from '../../src/store/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 
 /** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */
@@ -237,12 +237,16 @@ test('version 3: every log of a version-2 database moves into a group of one and
     expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
     expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 4, feedback: 3 }, { userID: 'U2', evaluations: 1, feedback: 0 }]);
     // the optimiser reads the agent's logs back as version 2 stored them, with each one's latest value
-    const { entries, metrics } = await readMetricLog(upgraded, 'U1', 'A1', 'score');
-    expect(metrics).toEqual(new Set(['score', 'other']));
-    expect(entries.sort((a, b) => a.evaluation.reqID.localeCompare(b.evaluation.reqID))).toEqual([
-      { evaluation: logs.plain, value: 4 },
-      { evaluation: logs.explored, value: 3 },
-    ]);
+    const read = await readLearningLog(upgraded, 'U1', 'A1', { metrics: ['score'], most: 10 });
+    expect(read.metricNames).toEqual(new Set(['score', 'other']));
+    expect(read.total).toBe(2);
+    expect({ inputs: [...read.inputs], crisp: [...read.crisp], returned: [...read.returned], values: [...read.values] }).toEqual({
+      inputs: [0, 5],
+      crisp: [1, 1],
+      returned: [1, 1.25],
+      values: [4, 3],
+    });
+    expect(read.versionIDs).toEqual(['V1']);
   } finally {
     upgraded.close();
   }

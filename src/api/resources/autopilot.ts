@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { summarise } from '../../learn/trial.js';
+import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { AUTOPILOT_SCALE } from '../../learn/index.js';
-import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, readCombinedLog, WINDOW } from '../autopilot.js';
+import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../autopilot.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 
@@ -87,22 +87,21 @@ export async function readPerformance(context: Context): Promise<Response> {
   const agent = await service.store.readAgent(userID, agentID);
   const [versions, counts] = await Promise.all([service.store.listVersions(userID, agentID), service.store.countEvaluationsByVersion(userID, agentID)]);
   const metrics = Object.keys(agent.performance ?? {});
-  const logs = await Promise.all(metrics.map((metric) => service.store.readMetricLog(userID, agentID, metric)));
-  const combined = agent.performance ? (await readCombinedLog(service.store, userID, agentID, agent.performance)).entries : [];
+  // only the summaries over the whole log: no rows
+  const read = metrics.length > 0 ? await service.store.readLearningLog(userID, agentID, { metrics, most: 0, whole: true }) : undefined;
   return json({
     latestVersion: agent.latestVersion,
     performance: agent.performance ?? null,
     versions: versions.map((version) => {
-      const values = (entries: ReadonlyArray<{ evaluation: { versionID: string }; value: number }>) =>
-        entries.filter(({ evaluation }) => evaluation.versionID === version.id).map(({ value }) => value);
+      const feedback = read?.versions.get(version.id);
       return {
         id: version.id,
         createdAt: version.createdAt,
         origin: version.origin ?? null,
         evidence: version.evidence ?? null,
         evaluations: counts.get(version.id) ?? 0,
-        feedback: values(combined).length,
-        metrics: Object.fromEntries(metrics.map((metric, m) => [metric, summarise(values(logs[m]!.entries))])),
+        feedback: feedback?.complete ?? 0,
+        metrics: Object.fromEntries(metrics.map((metric, m) => [metric, (feedback?.metrics[m] ?? new Moments()).interval()])),
       };
     }),
   });

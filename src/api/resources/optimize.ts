@@ -6,6 +6,7 @@ import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize.j
 import { compileOrReject } from '../compiled-agents.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
+import { LEARNING_MOST } from '../autopilot.js';
 
 /** One seed for every optimisation: the same log always gives the same proposal. */
 const SEED = 1;
@@ -31,17 +32,15 @@ export async function optimizeAgent(context: Context): Promise<Response> {
   const { metric, goal, dryRun, tuneInputs } = parsed.data;
   const { service, userID } = context;
   const agentID = param(context, 'id');
-  const { agent, entries, metrics } = await service.store.readMetricLog(userID, agentID, metric);
-  if (!metrics.has(metric)) {
-    const known = metrics.size > 0 ? `metrics posted so far: ${[...metrics].join(', ')}` : 'no feedback was posted on its evaluations yet';
+  const read = await service.store.readLearningLog(userID, agentID, { metrics: [metric], most: LEARNING_MOST });
+  const { agent } = read;
+  if (!read.metricNames.has(metric)) {
+    const known = read.metricNames.size > 0 ? `metrics posted so far: ${[...read.metricNames].join(', ')}` : 'no feedback was posted on its evaluations yet';
     throw new ApiError('InvalidRequest', `no feedback on agent "${agentID}" carries the metric "${metric}" (${known})`);
   }
-  const log = entries.map(({ evaluation, value }): learn.LoggedEvaluation => ({
-    input: evaluation.input,
-    crisp: evaluation.crisp,
-    ...(evaluation.returned ? { returned: evaluation.returned } : {}),
-    metric: value,
-  }));
+  // the metric as posted (one metric: `values` is its column); densities left out, as ever: the
+  // off-policy estimate is autopilot's evidence, not part of this answer
+  const log = { ...read, metric: read.values, density: new Float64Array(read.size).fill(NaN) };
   const result = await learn.optimizeAgent(agent, log, {
     goal,
     tuneInputs,

@@ -5,7 +5,8 @@ import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
-import type { ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, MetricLog, StoredEvaluation } from '../store.js';
+import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
+import type { ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
@@ -17,6 +18,10 @@ import type { Queryable, SqlDatabase } from './sql.js';
 
 /** Agents read per query while listing whose logs to sweep. */
 const AGENT_PAGE = 256;
+/** Logs read per statement by readLearningLog: no read holds the database long. */
+const LEARNING_PAGE = 4096;
+/** Above every evaluation's seq (bigserial). */
+const MAX_SEQ = '9223372036854775807';
 /** Logs dropped per transaction by a retention sweep: no sweep step holds the database long. */
 const SWEEP_CHUNK = 1000;
 
@@ -411,30 +416,29 @@ export class PostgresStore implements FuzzboxStore {
     });
   }
 
-  readMetricLog(userID: string, agentID: string, metric: string): Promise<MetricLog> {
-    return this.#read(async (sql) => {
-      const agent = await this.#requireAgent(sql, userID, agentID);
-      const logs = await sql.query<EvaluationRecord>(
-        `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND agent_id = $2 ORDER BY seq`,
-        [userID, agentID],
+  async readLearningLog(userID: string, agentID: string, query: LearningLogQuery): Promise<LearningLog> {
+    const builder = new LearningLogBuilder(await this.readAgent(userID, agentID), query);
+    const names = new Set<string>();
+    // newest first, LEARNING_PAGE logs per statement (each its own short transaction), each with
+    // its feedback oldest first, until the rows are enough
+    for (let before = MAX_SEQ; ; ) {
+      const { rows } = await this.#db.query<LoggedAnswer & { seq: string; feedback: Array<{ seq: number; data: Record<string, number> }> | null }>(
+        `SELECT e.seq::text AS seq, e.version_id AS "versionID", e.created_at AS "createdAt", e.input, e.crisp, e.returned, e.density,
+           (SELECT json_agg(json_build_object('seq', f.seq, 'data', f.data) ORDER BY f.seq) FROM feedback f WHERE f.user_id = e.user_id AND f.evaluation_log = e.req_id) AS feedback
+         FROM evaluations e WHERE e.user_id = $1 AND e.agent_id = $2 AND e.seq < $3::bigint ORDER BY e.seq DESC LIMIT $4`,
+        [userID, agentID, before, LEARNING_PAGE],
       );
-      const feedback = await sql.query<Pick<FeedbackRecord, 'evaluationLog' | 'data'>>(
-        `SELECT f.evaluation_log AS "evaluationLog", f.data FROM feedback f
-         JOIN evaluations e ON e.user_id = f.user_id AND e.req_id = f.evaluation_log
-         WHERE f.user_id = $1 AND e.agent_id = $2 ORDER BY f.seq`,
-        [userID, agentID],
-      );
-      const byID = new Map(logs.rows.map((row) => [row.reqID, present(row)]));
-      const values = new Map<string, number>();
-      const metrics = new Set<string>();
-      // oldest first: a later value for the same metric replaces an earlier one
-      for (const { evaluationLog, data } of feedback.rows) {
-        for (const name of Object.keys(data)) metrics.add(name);
-        if (Object.hasOwn(data, metric)) values.set(evaluationLog, data[metric]!);
+      for (const row of rows) {
+        if (!row.feedback) continue;
+        names.clear();
+        const values = latestValues(row.feedback, query.metrics, names);
+        builder.noteNames(names);
+        builder.add(present(row), values, row.feedback.at(-1)!.seq);
+        if (builder.done) return builder.finish();
       }
-      const entries = [...values].map(([reqID, value]) => ({ evaluation: byID.get(reqID)!, value }));
-      return { agent, entries, metrics };
-    });
+      if (rows.length < LEARNING_PAGE) return builder.finish();
+      before = rows.at(-1)!.seq;
+    }
   }
 
   exportRecords(userID: string): AsyncIterable<BackupRecord> {
