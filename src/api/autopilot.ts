@@ -294,7 +294,8 @@ export class Autopilot {
     await this.write(userID, {
       ...state,
       ...seen,
-      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: seen.feedbackSeen, definition: body },
+      // the trial counts feedback after all it saw, not only after what the proposal used
+      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position), definition: body },
     });
   }
 }

@@ -78,8 +78,8 @@ export interface AutopilotRecord {
     basedOn: string;
     since: string;
     /**
-     * the newest feedback its proposal saw (a position as `feedbackSeen`): the trial counts only
-     * feedback after it (on evaluations not older than `since`); absent when the log had none
+     * the newest feedback when it was proposed (a position as `feedbackSeen`): the trial counts
+     * only feedback after it; absent on records written before (they go by `since`)
      */
     seen?: number;
     definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
