@@ -114,7 +114,6 @@ export class Autopilot {
   readonly #states = new Map<string, AutopilotRecord | null>();
   readonly #nudges = new Map<string, number>();
   readonly #queue: Array<{ userID: string; agentID: string }> = [];
-  readonly #pending = new Set<Promise<void>>();
   #running: Promise<void> | undefined;
   /** the last error of a background step, for tests and the demo; the step is retried on a later nudge */
   lastError: unknown;
@@ -163,21 +162,9 @@ export class Autopilot {
     this.#running ??= this.#drain();
   }
 
-  /**
-   * Work that ends in a nudge, done after a response (finding the evaluation's agent): `idle`
-   * waits for it too, else a test's next request could race the step it starts.
-   */
-  after(work: Promise<void>): void {
-    this.#pending.add(work);
-    void work.finally(() => this.#pending.delete(work));
-  }
-
-  /** Resolves once no background work is pending, queued or running. */
+  /** Resolves once no background work is queued or running. */
   async idle(): Promise<void> {
-    while (this.#pending.size > 0 || this.#running) {
-      await Promise.all(this.#pending);
-      if (this.#running) await this.#running;
-    }
+    while (this.#running) await this.#running;
   }
 
   async #drain(): Promise<void> {

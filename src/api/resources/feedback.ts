@@ -6,11 +6,9 @@ import { json } from '../http.js';
 
 /** After the response: find the evaluation's agent and let autopilot check it (docs/LEARNING.md). */
 function nudgeAutopilot({ service, userID }: Context, reqID: string): void {
-  service.autopilot.after(
-    service.store.readEvaluation(userID, reqID).then(
-      ({ evaluation }) => service.autopilot.nudge(userID, evaluation.agentID),
-      (error: unknown) => void (service.autopilot.lastError = error),
-    ),
+  void service.store.readEvaluation(userID, reqID).then(
+    ({ evaluation }) => service.autopilot.nudge(userID, evaluation.agentID),
+    (error: unknown) => (service.autopilot.lastError = error),
   );
 }
 
