@@ -114,11 +114,11 @@ export async function groupOf(db: FuzzboxDatabase, userID: string, reqID: string
   return (await findGroup(db, userID, reqID))?.seq;
 }
 
-/** The `seq` of the group holding the caller's evaluation `reqID`, or NotFound. */
-export async function requireGroupOf(db: FuzzboxDatabase, userID: string, reqID: string): Promise<number> {
-  const seq = await groupOf(db, userID, reqID);
-  if (seq === undefined) throw notFound(reqID);
-  return seq;
+/** The group holding the caller's evaluation `reqID`, or NotFound. */
+export async function requireGroup(db: FuzzboxDatabase, userID: string, reqID: string): Promise<LogGroupRecord> {
+  const group = await findGroup(db, userID, reqID);
+  if (!group) throw notFound(reqID);
+  return group;
 }
 
 /**

@@ -1,19 +1,20 @@
 import type { FuzzboxDatabase } from './database.js';
-import { requireGroupOf } from './evaluations.js';
+import { requireGroup } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
 import type { FeedbackRecord } from './records.js';
 
-/** Feedback on the caller's evaluation, checked to exist (a read of its chunk). */
-export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void> {
+/** Feedback on the caller's evaluation, checked to exist (a read of its chunk); resolves to the evaluation's agent. */
+export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {
   return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
-    const logGroup = await requireGroupOf(db, userID, feedback.evaluationLog);
-    await db.feedback.add({ ...feedback, userID, logGroup });
+    const group = await requireGroup(db, userID, feedback.evaluationLog);
+    await db.feedback.add({ ...feedback, userID, logGroup: group.seq! });
     await applyTallies(db, count(new Map(), userID, 0, 1));
+    return group.agentID;
   });
 }
 
 export function listFeedback(db: FuzzboxDatabase, userID: string, reqID: string): Promise<FeedbackRecord[]> {
-  return db.transaction('r', db.logGroups, db.feedback, async () => feedbackOfLog(db, userID, await requireGroupOf(db, userID, reqID), reqID));
+  return db.transaction('r', db.logGroups, db.feedback, async () => feedbackOfLog(db, userID, (await requireGroup(db, userID, reqID)).seq!, reqID));
 }
 
 /**

@@ -109,7 +109,8 @@ export interface FuzzboxStore {
   deleteEvaluation(userID: string, reqID: string): Promise<void>;
 
   /** Feedback on the caller's evaluation; the store records its owner. */
-  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void>;
+  /** Resolves to the evaluation's agent, so autopilot checks it without reading the log again. */
+  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string>;
   /** Feedback on the caller's evaluation, oldest first. */
   listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]>;
 

@@ -4,14 +4,6 @@ import { timestamp } from '../../store/ids.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 
-/** After the response: find the evaluation's agent and let autopilot check it (docs/LEARNING.md). */
-function nudgeAutopilot({ service, userID }: Context, reqID: string): void {
-  void service.store.readEvaluation(userID, reqID).then(
-    ({ evaluation }) => service.autopilot.nudge(userID, evaluation.agentID),
-    (error: unknown) => (service.autopilot.lastError = error),
-  );
-}
-
 /** POST /evaluation/:id/feedback: `{"data": {metric: number}}` or the bare map. */
 export async function postFeedback(context: Context): Promise<Response> {
   const parsed = feedbackBodySchema.safeParse(context.body);
@@ -23,8 +15,9 @@ export async function postFeedback(context: Context): Promise<Response> {
     createdAt: timestamp(),
   };
   const { service, userID } = context;
-  await service.store.addFeedback(userID, { ...feedback });
-  nudgeAutopilot(context, feedback.evaluationLog);
+  // autopilot checks the evaluation's agent after the response (docs/LEARNING.md); nudged before
+  // it, so `idle()` waits for that check too
+  service.autopilot.nudge(userID, await service.store.addFeedback(userID, { ...feedback }));
   return json(feedback);
 }
 

@@ -392,9 +392,9 @@ export class PostgresStore implements FuzzboxStore {
     });
   }
 
-  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<void> {
+  addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {
     return this.#db.transaction(async (sql) => {
-      await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
+      const { agentID } = await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
       await sql.query('INSERT INTO feedback (id, user_id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
         feedback.id,
         userID,
@@ -402,6 +402,7 @@ export class PostgresStore implements FuzzboxStore {
         JSON.stringify(feedback.data),
         feedback.createdAt,
       ]);
+      return agentID;
     });
   }
 
