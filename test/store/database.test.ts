@@ -39,6 +39,17 @@ const trace = {
   centroid: { y: [1, 2 / 9] },
 };
 
+/**
+ * Account `U1` (key `apiKey`, named `accountName`) and its agent `A1` at version `V1`, written as
+ * earlier schemas stored them; `withHead` from schema 8 on, which keeps each agent's head.
+ */
+async function writeAgentA1(earlier: Dexie, { apiKey, createdAt, accountName, withHead }: { apiKey: string; createdAt: string; accountName: string; withHead: boolean }) {
+  await earlier.table('accounts').add({ userID: 'U1', name: accountName, keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
+  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  if (withHead) await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
+  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+}
+
 test('a version-1 database written by an earlier fuzzbox reads back through the API', async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
@@ -260,9 +271,7 @@ test('version 4: a version-3 group of 100 logs becomes chunks of 64 and 36 that 
   earlier.version(3).stores({ logGroups: '++seq, *reqIDs, [userID+agentID]', evaluations: null });
   const apiKey = 'fzb_written-by-version-3';
   const createdAt = '2026-03-04T05:06:07.891Z';
-  await earlier.table('accounts').add({ userID: 'U1', name: 'three', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
-  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  await writeAgentA1(earlier, { apiKey, createdAt, accountName: 'three', withHead: false });
   const reqIDs = Array.from({ length: 100 }, (_, i) => `20000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
   const logs = reqIDs.map((_, i) => ({ input: { x: i / 10 }, crisp: { y: 1 } }));
   await earlier.table('logGroups').add({ userID: 'U1', agentID: 'A1', versionID: 'V1', createdAt, reqIDs, logs });
@@ -377,10 +386,7 @@ test('version 10: the logs of a version-9 database, found by one index entry per
   });
   const apiKey = 'fzb_written-by-version-9';
   const createdAt = '2026-11-20T05:06:07.890Z';
-  await earlier.table('accounts').add({ userID: 'U1', name: 'eight', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
-  await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
-  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  await writeAgentA1(earlier, { apiKey, createdAt, accountName: 'eight', withHead: true });
   // version 9's ids were random UUIDs throughout: a batch of three, then an evaluation alone
   const batch = ['8a1f0c3e-5b7d-4e2a-9c4b-1d2e3f405162', '0b9e8d7c-6a5b-4c3d-8e2f-a1b2c3d4e5f6', 'f0e1d2c3-b4a5-4968-a776-655443322110'];
   const alone = '7c6b5a49-3827-4165-b054-3f2e1d0c0b0a';
@@ -472,10 +478,7 @@ test('version 11: feedback of a version-10 database names its log\'s group; list
   });
   const apiKey = 'fzb_written-by-version-10';
   const createdAt = '2026-09-10T11:12:13.140Z';
-  await earlier.table('accounts').add({ userID: 'U1', name: 'ten', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
-  await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
-  await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
+  await writeAgentA1(earlier, { apiKey, createdAt, accountName: 'ten', withHead: true });
   const id = (i: number) => `90000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   const group = (userID: string, agentID: string, ids: number[]) => {
     const keys = ids.map((i): [string, string] => [userID, id(i)]);
