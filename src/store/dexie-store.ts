@@ -138,10 +138,10 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return replica.mergePulled(this.db, userID, url, lines, checkpoint, autopilot);
   }
   readPushable(userID: string, cursor: PushCursor, limit: number) {
-    return replica.readPushable(this.db, userID, cursor, limit);
+    return replica.readPushable(this.db, userID, cursor, limit, () => this.#evaluations.unfinished);
   }
   countPending(userID: string, cursor: PushCursor) {
-    return replica.countPending(this.db, userID, cursor);
+    return replica.countPending(this.db, userID, cursor, () => this.#evaluations.unfinished);
   }
   applyRetention(policy: RetentionPolicy, now: number) {
     return applyRetention(this.db, policy, now);

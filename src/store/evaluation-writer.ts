@@ -13,6 +13,8 @@ interface Job {
   /** a large job's groups written so far (the next piece starts here), and their keys */
   written: number;
   seqs: number[];
+  /** the lowest key given to a large job's groups, from the moment its first piece took it until it settles */
+  floor?: number;
   resolve: (stored: boolean) => void;
   reject: (error: unknown) => void;
 }
@@ -44,14 +46,31 @@ export const PIECE_GROUPS = 8;
  * `false`. A request written in pieces answers only once every piece is stored; when a piece
  * finds its agent moved on, or fails (a full disk), the pieces already stored are deleted again
  * before it resolves `false` or rejects: no answer ever goes out with part of its logs.
+ *
+ * Nor does a push: `unfinished` is the lowest `logGroups` key of a batch still being written (or
+ * taken back), below which alone the replica reads what to push (docs/SYNC.md), so no push holds
+ * a piece of a batch that may yet be deleted, and the push cursor never passes one.
  */
 export class EvaluationWriter {
   readonly #db: FuzzboxDatabase;
   #queue: Job[] = [];
   #writing = false;
+  /** large jobs that hold keys and have not settled: written in pieces, or their pieces being deleted */
+  readonly #holding = new Set<Job>();
 
   constructor(db: FuzzboxDatabase) {
     this.#db = db;
+  }
+
+  /**
+   * The lowest `logGroups` key of a batch not yet settled, or undefined. Set inside the
+   * transaction that takes the key, before it commits: a transaction over `logGroups` that sees
+   * the key, having started after that one, sees it here too once a request of its own has run.
+   */
+  get unfinished(): number | undefined {
+    let lowest: number | undefined;
+    for (const job of this.#holding) if (lowest === undefined || job.floor! < lowest) lowest = job.floor;
+    return lowest;
   }
 
   /** See FuzzboxStore.addEvaluations. */
@@ -103,14 +122,18 @@ export class EvaluationWriter {
     }
     if ('stored' in outcome && outcome.stored && job.written < job.groups.length) return;
     this.#queue = this.#queue.filter((waiting) => waiting !== job);
-    if ('stored' in outcome && outcome.stored) return job.resolve(true);
     try {
-      await this.#remove(job);
-    } catch (error) {
-      return job.reject(error);
+      if ('stored' in outcome && outcome.stored) return job.resolve(true);
+      try {
+        await this.#remove(job);
+      } catch (error) {
+        return job.reject(error);
+      }
+      if ('error' in outcome) job.reject(outcome.error);
+      else job.resolve(false);
+    } finally {
+      this.#holding.delete(job);
     }
-    if ('error' in outcome) job.reject(outcome.error);
-    else job.resolve(false);
   }
 
   /**
@@ -129,6 +152,11 @@ export class EvaluationWriter {
       const changes: TallyChanges = new Map();
       let offset = 0;
       for (const { job, groups } of storing) {
+        if (isLarge(job) && job.floor === undefined) {
+          // before the commit: a push must never see these keys without knowing them unfinished
+          job.floor = keys[offset]!;
+          this.#holding.add(job);
+        }
         written.set(job, keys.slice(offset, (offset += groups.length)));
         count(changes, job.userID, groups.reduce((logs, group) => logs + group.keys.length, 0));
       }

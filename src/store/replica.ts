@@ -120,6 +120,10 @@ async function followAutopilot(db: FuzzboxDatabase, userID: string, line: Autopi
   });
 }
 
+/** The log groups keyed above `from` and, when a batch is unfinished, below its `floor`. */
+const groupsBetween = (db: FuzzboxDatabase, from: number, floor: number | undefined) =>
+  floor === undefined ? db.logGroups.where(':id').above(from) : db.logGroups.where(':id').between(from, floor, false, false);
+
 export interface Pushable {
   /** in an order where each refers only to records before it or already on the server */
   records: BackupRecord[];
@@ -134,8 +138,14 @@ export interface Pushable {
  * one transaction: each agent changed since its mark with the versions it has gained (or, once
  * deleted, its versions and the deletion), then logs, then feedback; feedback only once every log
  * is taken, since it names its log. Logs and feedback merged from the server are skipped.
+ *
+ * Logs are read only below `unfinished()`, the lowest key of a batch still being written in
+ * pieces (EvaluationWriter.unfinished), which may yet be taken back: the cursor stops before it,
+ * so nothing above it is skipped, and feedback waits with them (it may name one of them). It is
+ * asked once a request of this transaction has run: every write of `logGroups` that began before
+ * has then committed, and noted its batch's keys.
  */
-export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCursor, limit: number): Promise<Pushable> {
+export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCursor, limit: number, unfinished: () => number | undefined): Promise<Pushable> {
   return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.retiredVersions, db.logGroups, db.feedback], async () => {
     const records: BackupRecord[] = [];
     const agents = { ...cursor.agents };
@@ -159,8 +169,9 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
     let groups = cursor.groups;
     let taken = 0;
     let more = false;
+    const floor = unfinished();
     while (!more) {
-      const page = await db.logGroups.where(':id').above(groups).limit(GROUP_STEP).toArray();
+      const page = await groupsBetween(db, groups, floor).limit(GROUP_STEP).toArray();
       for (const group of page) {
         if (taken >= limit) {
           more = true;
@@ -174,7 +185,7 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
       if (page.length < GROUP_STEP) break;
     }
     let feedback = cursor.feedback;
-    if (!more) {
+    if (!more && floor === undefined) {
       const budget = Math.max(1, limit - taken);
       const page = await db.feedback.where(':id').above(feedback).limit(budget + 1).toArray();
       more = page.length > budget;
@@ -188,12 +199,13 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
 }
 
 /** How many records wait to be pushed: agents changed or deleted, logs and feedback. Reads only what waits. */
-export async function countPending(db: FuzzboxDatabase, userID: string, cursor: PushCursor): Promise<number> {
+export async function countPending(db: FuzzboxDatabase, userID: string, cursor: PushCursor, unfinished: () => number | undefined): Promise<number> {
   return db.transaction('r', [db.agents, db.deletedAgents, db.logGroups, db.feedback], async () => {
     let pending = 0;
     await db.agents.where('userID').equals(userID).each((agent) => void (cursor.agents[agent.id] !== agentMark(agent) && pending++));
     await db.deletedAgents.where('userID').equals(userID).each((tombstone) => void (cursor.agents[tombstone.id] !== deletionMark(tombstone) && pending++));
-    await db.logGroups.where(':id').above(cursor.groups).each((group) => void (group.userID === userID && !group.merged && (pending += group.keys.length)));
+    // logs of a batch still being written are not pending: it may yet be taken back (readPushable)
+    await groupsBetween(db, cursor.groups, unfinished()).each((group) => void (group.userID === userID && !group.merged && (pending += group.keys.length)));
     await db.feedback.where(':id').above(cursor.feedback).each((record) => void (record.userID === userID && !record.merged && pending++));
     return pending;
   });

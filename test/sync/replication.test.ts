@@ -8,6 +8,7 @@ import { sha256Hex } from '../../src/api/auth.js';
 import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { browser, exported, request, serverStorage, startServer, type Replica } from './support.js';
+import { brokenStore, failWrites } from '../support/faults.js';
 
 const tipping = (name = 'tipping', high = 30) => ({
   name,
@@ -217,6 +218,38 @@ describe('faults', () => {
     const retried = await a.service.sync!.now();
     expect(retried).toMatchObject({ lastError: null, pending: 0 });
     expect(a.network.requests.filter((line) => line.includes('sync/push')).length).toBe(pushes + 1);
+    await sameEverywhere(a);
+  });
+
+  test('a round between the pieces of a batch pushes none of it: when a later piece fails, the server holds none of its logs; a batch that succeeds goes whole', async () => {
+    const a = replica();
+    const agent = (await a.call('POST', 'agent', tipping())).body;
+    const [single] = await evaluate(a, agent.id, 1);
+    a.network.online = true;
+    const batch = Array.from({ length: 4096 }, (_, i) => ({ service: (i % 101) / 10 }));
+    // once the round has read what to push, every write of logs fails: the batch's next piece
+    let restore: (() => void) | undefined;
+    a.network.beforeRequest = async (url) => {
+      if (url.pathname.endsWith('sync/push')) restore ??= failWrites('logGroups', brokenStore);
+    };
+    const failing = a.call('POST', `agent/${agent.id}`, batch);
+    // a round starts once the batch's first piece is stored (this read waits for it)
+    while ((await a.call('GET', `agent/${agent.id}/evaluation?limit=2`)).body.evaluations?.length < 2);
+    const round = a.service.sync!.now();
+    try {
+      expect((await failing).status).toBeGreaterThanOrEqual(500);
+      expect((await round).lastError).toBeNull();
+    } finally {
+      restore?.();
+    }
+    const logsOnServer = async () => (await exported(server.handle, server.url, apiKey)).filter((line) => line.includes('"kind":"evaluation"'));
+    // the round ran while the batch had pieces stored, and pushed what came before them only
+    expect(restore).toBeDefined();
+    expect((await logsOnServer()).map((line) => JSON.parse(line).reqID)).toEqual([single]);
+    const stored = await a.call('POST', `agent/${agent.id}`, batch);
+    expect(stored.status).toBe(200);
+    await syncAll(a);
+    expect(await logsOnServer()).toHaveLength(1 + 4096);
     await sameEverywhere(a);
   });
 
