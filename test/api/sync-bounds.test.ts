@@ -31,3 +31,32 @@ describe.each(['sync/push', 'import'])('POST /%s of large lines', (path) => {
     expect((await t.call('GET', `evaluation/${log}/feedback`, { key })).body).toHaveLength(4);
   });
 });
+
+describe.each(['sync/push', 'import'])('POST /%s sent twice at once', (path) => {
+  test('both answer 200 and the records are stored once (a replica retrying a push whose answer was slow, two tabs)', async () => {
+    const source = await createTestService();
+    try {
+      /** A new account's agent, two versions and 300 logs on another service, as its export. */
+      const exported = async (name: string) => {
+        const sourceKey = await source.signup(name);
+        const agent = (await source.call('POST', 'agent', { key: sourceKey, body: tippingAgent(name) })).body;
+        await source.call('PUT', `agent/${agent.id}`, { key: sourceKey, body: tippingAgent(`${name} v2`) });
+        await source.call('POST', `agent/${agent.id}`, { key: sourceKey, body: Array.from({ length: 300 }, (_, i) => ({ service: i % 11 })) });
+        return (await fetch(new URL('export', source.baseURL), { headers: { Authorization: `Bearer ${sourceKey}` } })).text();
+      };
+      const body = await exported('twice');
+      const records = body.trimEnd().split('\n').length - 1;
+      const answers = await Promise.all(Array.from({ length: 3 }, () => t.call('POST', path, { key, body, headers: NDJSON })));
+      expect(answers.map((answer) => answer.status), JSON.stringify(answers.map((answer) => answer.body)).slice(0, 500)).toEqual([200, 200, 200]);
+      expect(answers.reduce((sum, answer) => sum + answer.body.imported, 0)).toBe(records);
+      expect(answers.reduce((sum, answer) => sum + answer.body.unchanged, 0)).toBe(2 * records);
+      // two other accounts sending the same new ids at once: one stores them, the other is refused as another account's, never a 500
+      const rivals = await Promise.all(['c', 'd'].map((name) => t.signup(name)));
+      const fresh = await exported('raced');
+      const raced = await Promise.all(rivals.map((rival) => t.call('POST', path, { key: rival, body: fresh, headers: NDJSON })));
+      expect(raced.map((answer) => answer.status).sort(), JSON.stringify(raced.map((answer) => answer.body)).slice(0, 500)).toEqual([200, 400]);
+    } finally {
+      await source.close();
+    }
+  });
+});

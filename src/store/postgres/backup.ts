@@ -94,6 +94,11 @@ export async function importRecords(
   origin: string | null = null,
 ): Promise<{ imported: number; unchanged: number }> {
   const merging = mode === 'merge';
+  // One import or merge per account at a time, till this transaction ends: each checks what is
+  // stored before it writes, so two at once of the same records (a push sent again while the
+  // first is still running, two tabs) would each find nothing and collide. Other accounts and
+  // every other request go on meanwhile; a batch is bounded, so the wait is short.
+  await sql.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`fuzzbox import ${userID}`]);
   // A backup is mostly logs and feedback naming a few agents and versions: those are read once
   // (and remembered as written), the logs and feedback already stored are read in one query each,
   // and the new ones written in one statement each at the end, as the IndexedDB store does.

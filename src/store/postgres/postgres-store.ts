@@ -62,6 +62,25 @@ function withStorageErrors(db: SqlDatabase): SqlDatabase {
   };
 }
 
+/** Times an import's transaction runs when concurrent ones keep storing the same ids first. */
+const IMPORT_ATTEMPTS = 3;
+
+/**
+ * An import or a merge again when it failed on an id a concurrent transaction stored first
+ * (unique_violation; imports of one account wait for each other, see importRecords, so this is
+ * another account's import of the same ids, or a PUT numbering the same agent's version). Run
+ * again, it reads what the other stored: its own records count unchanged, another's are refused.
+ */
+async function againAfterConcurrentInsert<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== '23505' || attempt === IMPORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /**
  * The store in PostgreSQL (a server through `pg`, or PGlite in this process). Every method is one
  * transaction. Versions of one agent are numbered under a row lock on the agent (`FOR UPDATE`),
@@ -447,7 +466,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
-    return this.#db.transaction((sql) => importRecords(sql, userID, lines));
+    return againAfterConcurrentInsert(() => this.#db.transaction((sql) => importRecords(sql, userID, lines)));
   }
 
   readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage> {
@@ -455,7 +474,7 @@ export class PostgresStore implements FuzzboxStore {
   }
 
   mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string) {
-    return this.#db.transaction((sql) => importRecords(sql, userID, lines, 'merge', replica ?? null));
+    return againAfterConcurrentInsert(() => this.#db.transaction((sql) => importRecords(sql, userID, lines, 'merge', replica ?? null)));
   }
 
   async applyRetention(policy: RetentionPolicy, now: number): Promise<number> {
