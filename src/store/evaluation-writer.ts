@@ -172,19 +172,28 @@ export class EvaluationWriter {
   }
 
   /**
-   * Deletes the pieces of `job` stored so far (its request will not answer with them), and takes
-   * them off the tally; on a full disk, where even that tally's put is refused, the deletes alone
-   * (which commit on a full disk) and the tally is dropped, to be recounted.
+   * Deletes the pieces of `job` stored so far (its request will not answer with them), with any
+   * feedback given meanwhile on their logs (a listing shows a stored piece), and takes them off the
+   * tally; on a full disk, where even that tally's put is refused, the deletes alone (which commit
+   * on a full disk) and the tally is dropped, to be recounted.
    */
   async #remove(job: Job): Promise<void> {
     if (job.seqs.length === 0) return;
     const db = this.#db;
     const remove = (full: boolean) =>
-      db.transaction('rw', db.logGroups, db.tallies, async () => {
+      db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
         const groups = await db.logGroups.bulkGet(job.seqs);
+        const feedback = await db.feedback
+          .where('[userID+logGroup]')
+          .anyOf(job.seqs.map((seq) => [job.userID, seq]))
+          .primaryKeys();
         await db.logGroups.bulkDelete(job.seqs);
+        await db.feedback.bulkDelete(feedback);
         if (full) await dropTally(db, job.userID);
-        else await applyTallies(db, count(new Map(), job.userID, -groups.reduce((logs, group) => logs + (group?.keys.length ?? 0), 0)));
+        else {
+          const logs = groups.reduce((logs, group) => logs + (group?.keys.length ?? 0), 0);
+          await applyTallies(db, count(new Map(), job.userID, -logs, -feedback.length));
+        }
       });
     try {
       await remove(false);

@@ -128,3 +128,15 @@ test('a write refused for the quota is tried again once, after the browser was a
   expect((await reopened.countRecords('U1')).evaluations).toBe(3);
   await reopened.close();
 });
+
+test('feedback given on a stored piece of a batch (the listing shows it) goes with the piece when the batch is taken back', async () => {
+  const batch = store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096));
+  while ((await store.db.logGroups.count()) === 0);
+  const [listed] = (await store.listEvaluations('U1', agent.id, { limit: 1 })).entries;
+  await store.addFeedback('U1', { id: crypto.randomUUID(), evaluationLog: listed!.evaluation.reqID, data: { tip: 1 }, createdAt: new Date().toISOString() });
+  await store.updateAgent('U1', agent.id, body, []);
+  expect(await batch).toBe(false);
+  expect(await store.db.logGroups.count()).toBe(0);
+  expect(await store.db.feedback.count()).toBe(0);
+  expect(await store.countRecords('U1')).toMatchObject({ evaluations: 0, feedback: 0 });
+});
