@@ -88,14 +88,21 @@ export function writeAutopilot(db: FuzzboxDatabase, userID: string, record: Auto
   });
 }
 
-/** How many evaluations each version of the caller's agent answered, read from the log groups' key lists. */
-export function countEvaluationsByVersion(db: FuzzboxDatabase, userID: string, agentID: string): Promise<Map<string, number>> {
-  return db.transaction('r', [db.agents, db.deletedAgents, db.versions, db.logGroups], async () => {
-    await requireAgent(db, userID, agentID);
-    const counts = new Map<string, number>();
-    await db.logGroups.where('[userID+agentID+seq]').between([userID, agentID, Dexie.minKey], [userID, agentID, Dexie.maxKey]).each((group) => {
-      counts.set(group.versionID, (counts.get(group.versionID) ?? 0) + group.keys.length);
-    });
-    return counts;
-  });
+/**
+ * How many evaluations each version of the caller's agent answered, read from the log groups' key
+ * lists GROUP_PAGE groups per transaction: a whole log in one would hold back every write of logs
+ * (a read-write transaction waits for the reads before it) for as long as it takes to read.
+ */
+export async function countEvaluationsByVersion(db: FuzzboxDatabase, userID: string, agentID: string): Promise<Map<string, number>> {
+  await db.transaction('r', [db.agents, db.deletedAgents, db.versions], () => requireAgent(db, userID, agentID));
+  const counts = new Map<string, number>();
+  for (let after: number | undefined; ; ) {
+    const lower = [userID, agentID, after ?? Dexie.minKey];
+    const groups = await db.transaction('r', db.logGroups, () =>
+      db.logGroups.where('[userID+agentID+seq]').between(lower, [userID, agentID, Dexie.maxKey], after === undefined, true).limit(GROUP_PAGE).toArray(),
+    );
+    for (const group of groups) counts.set(group.versionID, (counts.get(group.versionID) ?? 0) + group.keys.length);
+    if (groups.length < GROUP_PAGE) return counts;
+    after = groups.at(-1)!.seq!;
+  }
 }

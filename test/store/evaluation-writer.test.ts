@@ -140,3 +140,13 @@ test('feedback given on a stored piece of a batch (the listing shows it) goes wi
   expect(await store.db.feedback.count()).toBe(0);
   expect(await store.countRecords('U1')).toMatchObject({ evaluations: 0, feedback: 0 });
 });
+
+test("counting an agent's logs per version does not hold back a single evaluation's write until the whole log is read", async () => {
+  await store.addEvaluations('U1', agent.id, agent.latestVersion, logs(64 * 256));
+  const order = await settlingOrder({
+    count: store.countEvaluationsByVersion('U1', agent.id),
+    single: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(1)),
+  });
+  expect(order).toEqual(['single', 'count']);
+  expect((await store.countEvaluationsByVersion('U1', agent.id)).get(agent.latestVersion)).toBe(64 * 256 + 1);
+});
