@@ -47,6 +47,49 @@ test('counts every kind of record of the caller only; usage, quota and persisted
   });
 });
 
+test('the counts stay exact through every kind of write: evaluate, feedback, delete, retention, import (compared with the stored records counted)', async () => {
+  await t.close();
+  t = await createTestService({ retention: { perAgent: 60 } });
+  const [key, other] = [await t.signup('a'), await t.signup('b')];
+  const summed = async () => {
+    const all = await Promise.all([key, other].map(async (k) => (await t.call('GET', 'storage', { key: k })).body.counts));
+    return { evaluations: all.reduce((sum, c) => sum + c.evaluations, 0), feedback: all.reduce((sum, c) => sum + c.feedback, 0) };
+  };
+  const kept = (await t.call('POST', 'agent', { key, body: tippingAgent('kept') })).body.id as string;
+  const gone = (await t.call('POST', 'agent', { key, body: tippingAgent('gone') })).body.id as string;
+  const theirs = (await t.call('POST', 'agent', { key: other, body: tippingAgent() })).body.id as string;
+  const batch = Array.from({ length: 100 }, (_, i) => ({ service: i / 10 }));
+  const ids = (await t.call('POST', `agent/${kept}`, { key, body: batch })).headers.get('X-Evaluation-ID')!.split(',');
+  for (let i = 0; i < 5; i++) ids.push((await t.call('POST', `agent/${gone}`, { key, body: { service: i } })).headers.get('X-Evaluation-ID')!);
+  await t.call('POST', `agent/${theirs}`, { key: other, body: batch });
+  for (const id of [ids[0], ids[50], ids[50], ids[99], ids[101], ids[104]]) {
+    expect((await t.call('POST', `evaluation/${id}/feedback`, { key, body: { stars: 2 } })).status).toBe(200);
+  }
+  expect(await summed()).toEqual(await t.storedRecords());
+  // a single with feedback, a batch item with two, a batch item without
+  for (const id of [ids[101], ids[50], ids[7]]) expect((await t.call('DELETE', `evaluation/${id}`, { key })).status).toBe(200);
+  expect((await t.call('DELETE', `agent/${gone}`, { key })).status).toBe(200);
+  expect(await summed()).toEqual(await t.storedRecords());
+  // the batch's oldest go with their feedback
+  expect(await t.service.applyRetention()).toBeGreaterThan(0);
+  expect(await summed()).toEqual(await t.storedRecords());
+  // imported into another database (agent ids are unique across accounts), beside an account of its own
+  const exported = await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } });
+  const elsewhere = await createTestService();
+  try {
+    const [restored, bystander] = [await elsewhere.signup('restored'), await elsewhere.signup('bystander')];
+    const mine = (await elsewhere.call('POST', 'agent', { key: bystander, body: tippingAgent() })).body.id as string;
+    await elsewhere.call('POST', `agent/${mine}`, { key: bystander, body: batch.slice(0, 10) });
+    const imported = await elsewhere.call('POST', 'import', { key: restored, body: await exported.text(), headers: { 'Content-Type': 'application/x-ndjson' } });
+    expect(imported.status).toBe(200);
+    const counts = await elsewhere.call('GET', 'storage', { key: restored });
+    expect(counts.body.counts).toMatchObject((await t.call('GET', 'storage', { key })).body.counts);
+    expect({ evaluations: counts.body.counts.evaluations + 10, feedback: counts.body.counts.feedback }).toEqual(await elsewhere.storedRecords());
+  } finally {
+    await elsewhere.close();
+  }
+});
+
 test('usage, quota and persistence come from the storage manager the adapter passes in', async () => {
   await t.close();
   let asked = 0;

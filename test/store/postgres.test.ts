@@ -87,6 +87,12 @@ test('a version-1 database upgrades at start, keeps every row, and reads back th
   // a deleted agent's log is recomputed from its retired version
   expect((await call('GET', `evaluation/${reqIDs[1]}`)).body).toMatchObject({ agentID: 'A2', returned: { y: 1.5 }, centroid: { y: [1, 2 / 9] } });
   expect((await call('GET', `evaluation/${reqIDs[0]}/feedback`)).body).toMatchObject([{ data: { score: 2 } }]);
+  // version 6 counted the logs and feedback already stored, for GET /storage
+  const stored = (await db.query<{ evaluations: number; feedback: number }>(
+    `SELECT (SELECT count(*)::int FROM evaluations WHERE user_id = 'U1') AS evaluations, (SELECT count(*)::int FROM feedback WHERE user_id = 'U1') AS feedback`,
+  )).rows[0]!;
+  expect(stored.evaluations).toBeGreaterThan(0);
+  expect((await call('GET', 'storage')).body.counts).toMatchObject(stored);
   // the next PUT is version number 1 of A1, after the one written at version 1
   expect((await call('PUT', 'agent/A1', { name: 'renamed', ...definition })).status).toBe(200);
   expect((await call('GET', 'agent/A1/version')).body.map((v: { id: string }) => v.id)[0]).toBe('V1');

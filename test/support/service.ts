@@ -93,6 +93,8 @@ export interface TestService {
   snapshot(): Promise<string>;
   /** the id of every evaluation log stored, in the order they were stored */
   storedLogIDs(): Promise<string[]>;
+  /** how many evaluation logs and feedback records are stored (every account's), counted around the service */
+  storedRecords(): Promise<{ evaluations: number; feedback: number }>;
   /** how many agents and (live) versions are stored, read around the service */
   storedCounts(): Promise<{ agents: number; versions: number }>;
   /**
@@ -173,6 +175,17 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
       if (sql) return (await sql.query<{ id: string }>('SELECT req_id AS id FROM evaluations ORDER BY seq')).rows.map((row) => row.id);
       const groups: Array<{ keys: Array<[string, string]> }> = await (await dexieReader()).table('logGroups').toArray();
       return groups.flatMap((group) => group.keys.map(([, reqID]) => reqID));
+    },
+    async storedRecords() {
+      if (sql) {
+        const { rows } = await sql.query<{ evaluations: number; feedback: number }>(
+          'SELECT (SELECT count(*)::int FROM evaluations) AS evaluations, (SELECT count(*)::int FROM feedback) AS feedback',
+        );
+        return rows[0]!;
+      }
+      const reader = await dexieReader();
+      const groups: Array<{ keys: unknown[] }> = await reader.table('logGroups').toArray();
+      return { evaluations: groups.reduce((sum, group) => sum + group.keys.length, 0), feedback: await reader.table('feedback').count() };
     },
     async storedCounts() {
       if (sql) {

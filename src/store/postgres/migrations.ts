@@ -143,4 +143,56 @@ export const migrations: readonly string[] = [
   CREATE INDEX feedback_by_log ON feedback (user_id, evaluation_log, seq);
   DROP INDEX feedback_by_evaluation;
   `,
+  // 6: each account's evaluations and feedback counted as they are written, so GET /storage sums a
+  // few rows instead of counting millions (issue 10 §4). Every statement that inserts or deletes
+  // logs or feedback (evaluate, feedback, delete, retention, import, sync merge) adds one row per
+  // account it touched, in its own transaction, through a trigger: no write path can forget it, and
+  // concurrent writers never wait for each other on one counter row. Now and then (one statement in
+  // 64) a writer folds the account's rows into one, under an advisory lock that a second folder
+  // skips rather than waits for. The triggers come before the first count: creating them locks
+  // out writers until this migration commits, so no row is counted twice or missed.
+  `
+  CREATE TABLE record_counts (
+    user_id text NOT NULL,
+    evaluations bigint NOT NULL,
+    feedback bigint NOT NULL
+  );
+  CREATE INDEX record_counts_by_user ON record_counts (user_id);
+  CREATE FUNCTION fold_record_counts(account text) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      IF pg_try_advisory_xact_lock(7141994, hashtext(account)) THEN
+        WITH folded AS (DELETE FROM record_counts WHERE user_id = account RETURNING evaluations, feedback)
+        INSERT INTO record_counts (user_id, evaluations, feedback)
+          SELECT account, sum(evaluations), sum(feedback) FROM folded HAVING count(*) > 0;
+      END IF;
+    END $$;
+  CREATE FUNCTION count_records() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      sign int := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END;
+      logs int := CASE TG_TABLE_NAME WHEN 'evaluations' THEN 1 ELSE 0 END;
+      touched text[];
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        WITH counted AS (
+          INSERT INTO record_counts (user_id, evaluations, feedback)
+            SELECT user_id, sign * logs * count(*), sign * (1 - logs) * count(*) FROM added GROUP BY user_id RETURNING user_id)
+        SELECT array_agg(user_id) INTO touched FROM counted;
+      ELSE
+        WITH counted AS (
+          INSERT INTO record_counts (user_id, evaluations, feedback)
+            SELECT user_id, sign * logs * count(*), sign * (1 - logs) * count(*) FROM removed GROUP BY user_id RETURNING user_id)
+        SELECT array_agg(user_id) INTO touched FROM counted;
+      END IF;
+      IF touched IS NOT NULL AND random() < 1.0 / 64 THEN
+        PERFORM fold_record_counts(account) FROM unnest(touched) AS account;
+      END IF;
+      RETURN NULL;
+    END $$;
+  CREATE TRIGGER evaluations_added AFTER INSERT ON evaluations REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_records();
+  CREATE TRIGGER evaluations_removed AFTER DELETE ON evaluations REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_records();
+  CREATE TRIGGER feedback_added AFTER INSERT ON feedback REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_records();
+  CREATE TRIGGER feedback_removed AFTER DELETE ON feedback REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION count_records();
+  INSERT INTO record_counts (user_id, evaluations, feedback) SELECT user_id, count(*), 0 FROM evaluations GROUP BY user_id;
+  INSERT INTO record_counts (user_id, evaluations, feedback) SELECT user_id, 0, count(*) FROM feedback GROUP BY user_id;
+  `,
 ];

@@ -522,8 +522,9 @@ export class PostgresStore implements FuzzboxStore {
            (SELECT count(*)::int FROM versions WHERE user_id = $1 AND NOT retired) AS versions,
            (SELECT count(*)::int FROM versions WHERE user_id = $1 AND retired) AS "retiredVersions",
            (SELECT count(*)::int FROM deleted_agents WHERE user_id = $1) AS deletions,
-           (SELECT count(*)::int FROM evaluations WHERE user_id = $1) AS evaluations,
-           (SELECT count(*)::int FROM feedback WHERE user_id = $1) AS feedback`,
+           counted.evaluations, counted.feedback
+         FROM (SELECT coalesce(sum(evaluations), 0)::int AS evaluations, coalesce(sum(feedback), 0)::int AS feedback
+               FROM record_counts WHERE user_id = $1) AS counted`,
         [userID],
       );
       return rows[0]!;
