@@ -8,7 +8,7 @@ import { migrate } from '../../src/store/postgres/migrate.js';
 import { migrations } from '../../src/store/postgres/migrations.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../../src/store/postgres/sql.js';
-import { openTestDatabase } from '../support/service.js';
+import { backend, openTestDatabase } from '../support/service.js';
 
 let db: SqlDatabase | undefined;
 afterEach(async () => {
@@ -119,4 +119,29 @@ test('every statement of a migration or none: a failing migration leaves the ver
   expect((await db.query('SELECT max(version) AS v FROM fuzzbox_migrations')).rows).toEqual([{ v: 1 }]);
   const columns = await db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'feedback' AND column_name = 'user_id'`);
   expect(columns.rows).toEqual([]);
+});
+
+test('the per-account count rows fold into one with the same sums; a second folder in another transaction skips, never waits', async () => {
+  db = await openTestDatabase();
+  await migrate(db);
+  // statements as the writers make them: each adds a row of its own
+  for (const [table, rows] of [['evaluations', 3], ['feedback', 2], ['evaluations', -1]] as const) {
+    await db.query('INSERT INTO record_counts (user_id, evaluations, feedback) VALUES ($1, $2, $3)', ['U1', table === 'evaluations' ? rows : 0, table === 'feedback' ? rows : 0]);
+  }
+  await db.query(`INSERT INTO record_counts (user_id, evaluations, feedback) VALUES ('U2', 7, 1)`);
+  const rows = async () => (await db!.query('SELECT user_id, evaluations::int, feedback::int FROM record_counts ORDER BY user_id, evaluations')).rows;
+  if (backend === 'postgres') {
+    // PGlite is one session: only a server has another transaction to hold the lock
+    await db.transaction(async (sql) => {
+      await sql.query(`SELECT pg_advisory_xact_lock(7141994, hashtext('U1'))`);
+      // another transaction holds the account's fold lock: this fold leaves the rows as they are
+      await db!.query(`SELECT fold_record_counts('U1')`);
+      expect((await rows()).filter((row) => row.user_id === 'U1')).toHaveLength(3);
+    });
+  }
+  await db.query(`SELECT fold_record_counts('U1')`);
+  expect(await rows()).toEqual([
+    { user_id: 'U1', evaluations: 2, feedback: 2 },
+    { user_id: 'U2', evaluations: 7, feedback: 1 },
+  ]);
 });
