@@ -7,8 +7,9 @@ import { compileOrReject } from '../../src/api/compiled-agents.js';
 import { sha256Hex } from '../../src/api/auth.js';
 import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { browser, exported, request, serverStorage, startServer, type Replica } from './support.js';
-import { brokenStore, failWrites } from '../support/faults.js';
+import { browser, browserStore, exported, request, serverStorage, startServer, type Replica } from './support.js';
+import { brokenStore } from '../support/faults.js';
+import { PIECE_GROUPS } from '../../src/store/evaluation-writer.js';
 
 const tipping = (name = 'tipping', high = 30) => ({
   name,
@@ -38,8 +39,8 @@ afterAll(async () => {
 
 const onServer = (method: string, path: string, body?: unknown) => request(server.handle, server.url, apiKey, method, path, body);
 
-function replica(options: { batchSize?: number; timeout?: number } = {}): Replica {
-  const made = browser(server.url, apiKey, options);
+function replica(options: { batchSize?: number; timeout?: number } = {}, store = browserStore()): Replica {
+  const made = browser(server.url, apiKey, options, store);
   opened.push(made);
   return made;
 }
@@ -222,29 +223,54 @@ describe('faults', () => {
   });
 
   test('a round between the pieces of a batch pushes none of it: when a later piece fails, the server holds none of its logs; a batch that succeeds goes whole', async () => {
-    const a = replica();
+    // the batch's second piece waits, until the test lets it go, for the round to run, then fails as a broken store would:
+    // the order is the test's, not a race, and the fault lives in this replica's store alone
+    const store = browserStore();
+    let pieces = 0;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    store.db.use({
+      stack: 'dbcore',
+      name: 'second piece fails once the round has run',
+      create: (down) => ({
+        ...down,
+        table: (name) => {
+          const table = down.table(name);
+          if (name !== 'logGroups') return table;
+          return {
+            ...table,
+            mutate: async (request) => {
+              if (request.type === 'add' && request.values.length === PIECE_GROUPS && ++pieces === 2) {
+                holding();
+                await released;
+                throw brokenStore();
+              }
+              return table.mutate(request);
+            },
+          };
+        },
+      }),
+    });
+    const a = replica({}, store);
     const agent = (await a.call('POST', 'agent', tipping())).body;
     const [single] = await evaluate(a, agent.id, 1);
     a.network.online = true;
     const batch = Array.from({ length: 4096 }, (_, i) => ({ service: (i % 101) / 10 }));
-    // once the round has read what to push, every write of logs fails: the batch's next piece
-    let restore: (() => void) | undefined;
-    a.network.beforeRequest = async (url) => {
-      if (url.pathname.endsWith('sync/push')) restore ??= failWrites('logGroups', brokenStore);
-    };
     const failing = a.call('POST', `agent/${agent.id}`, batch);
-    // a round starts once the batch's first piece is stored (this read waits for it)
-    while ((await a.call('GET', `agent/${agent.id}/evaluation?limit=2`)).body.evaluations?.length < 2);
-    const round = a.service.sync!.now();
-    try {
-      expect((await failing).status).toBeGreaterThanOrEqual(500);
-      expect((await round).lastError).toBeNull();
-    } finally {
-      restore?.();
-    }
     const logsOnServer = async () => (await exported(server.handle, server.url, apiKey)).filter((line) => line.includes('"kind":"evaluation"'));
-    // the round ran while the batch had pieces stored, and pushed what came before them only
-    expect(restore).toBeDefined();
+    try {
+      await held;
+      // the first piece is stored (a listing shows it) and the batch unfinished: the round pushes what came before it only
+      expect((await a.call('GET', `agent/${agent.id}/evaluation?limit=2`)).body.evaluations).toHaveLength(2);
+      expect((await a.service.sync!.now()).lastError).toBeNull();
+      expect((await logsOnServer()).map((line) => JSON.parse(line).reqID)).toEqual([single]);
+    } finally {
+      release();
+    }
+    expect((await failing).status).toBeGreaterThanOrEqual(500);
+    await syncAll(a);
     expect((await logsOnServer()).map((line) => JSON.parse(line).reqID)).toEqual([single]);
     const stored = await a.call('POST', `agent/${agent.id}`, batch);
     expect(stored.status).toBe(200);

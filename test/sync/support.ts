@@ -8,6 +8,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { inject } from 'vitest';
 import { createFuzzyService, type FuzzyService, type SyncEvent } from '../../src/index.js';
 import { postgresDatabase } from '../../src/node/databases.js';
+import { DexieStore } from '../../src/store/dexie-store.js';
 import { serve, type FuzzboxServer } from '../../src/node/index.js';
 
 /** The server's database: the `pglite` project runs on PGlite files, the `postgres` project on the real server. */
@@ -97,13 +98,15 @@ export interface Replica {
   close(): Promise<void>;
 }
 
-/** A browser-side service over its own fake-indexeddb, syncing with `url` as the account of `apiKey`. */
-export function browser(url: string, apiKey: string, options: { batchSize?: number; timeout?: number } = {}): Replica {
+/** A browser's store over its own fake-indexeddb: a test that steps into its writes makes it first (`Dexie.use`). */
+export const browserStore = () => new DexieStore('fuzzbox', { indexedDB: new IDBFactory(), IDBKeyRange });
+
+/** A browser-side service over `store` (its own fake-indexeddb by default), syncing with `url` as the account of `apiKey`. */
+export function browser(url: string, apiKey: string, options: { batchSize?: number; timeout?: number } = {}, store = browserStore()): Replica {
   const network = new Network();
   const events: SyncEvent[] = [];
   const service = createFuzzyService({
-    indexedDB: new IDBFactory(),
-    IDBKeyRange,
+    store,
     // rounds only when the test asks: timers would make the interleavings the test means to pin down random
     sync: { url, apiKey, fetch: network.fetch, interval: 3_600_000, ...options },
     onSync: (event) => events.push(event),
