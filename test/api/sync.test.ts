@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupRecordSchema, type BackupRecord } from '../../src/schema/index.js';
 import { canonical } from '../../src/store/backup.js';
+import { PULL_BYTES } from '../../src/store/postgres/changes.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;
@@ -119,6 +120,39 @@ describe('POST /sync/push', () => {
 });
 
 describe('GET /sync/pull', () => {
+  test('pages records near 2 MiB a few MiB at a time: each answer within PULL_BYTES and one record, every record in the end', async () => {
+    if (t.backend === 'dexie') return expect((await pull('')).status).toBe(404);
+    const { logs, records } = await replicaRecords();
+    await push(records);
+    // ten feedback lines of about 1.9 MiB each (175,000 metrics), pushed two at a time
+    const data = Object.fromEntries(Array.from({ length: 175_000 }, (_, i) => [`m${i}`, i % 7]));
+    const createdAt = new Date().toISOString();
+    for (let i = 0; i < 10; i += 2) {
+      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `big-${n}`, evaluationLog: logs[0], data, createdAt }));
+      expect((await push(pair)).status).toBe(200);
+    }
+    const bigLine = JSON.stringify({ kind: 'feedback', id: 'big-0', evaluationLog: logs[0], data, createdAt }).length;
+    expect(bigLine).toBeGreaterThan(1.8 * 1024 * 1024);
+    const seen: BackupRecord[] = [];
+    const answers: number[] = [];
+    let checkpoint: string | null = null;
+    for (;;) {
+      const response = await fetch(new URL(`sync/pull?limit=1000${checkpoint ? `&checkpoint=${checkpoint}` : ''}`, t.baseURL), { headers: { Authorization: `Bearer ${key}` } });
+      const text = await response.text();
+      answers.push(Buffer.byteLength(text));
+      const [head, ...lines] = text.trimEnd().split('\n');
+      const page = JSON.parse(head!) as { checkpoint: string | null; more: boolean };
+      seen.push(...lines.map((line) => JSON.parse(line) as BackupRecord));
+      checkpoint = page.checkpoint;
+      if (!page.more) break;
+    }
+    // several pages, none past the budget by more than one record (and the header)
+    expect(answers.length).toBeGreaterThanOrEqual(3);
+    for (const bytes of answers) expect(bytes).toBeLessThan(PULL_BYTES + bigLine + 1024);
+    expect(seen.map(canonical).sort()).toEqual((await exportOf(t, key)).map(canonical).sort());
+    expect(seen.filter((record) => record.kind === 'feedback' && record.id.startsWith('big-'))).toHaveLength(10);
+  });
+
   test('pages every change after a checkpoint; a replayed page is the same; bad queries are 400', async () => {
     if (t.backend === 'dexie') {
       const refused = await pull('');

@@ -11,6 +11,13 @@ import type { Queryable } from './sql.js';
 const AFTER_ALL = '9223372036854775807';
 
 /**
+ * About how many bytes of records one pull answers with at most (docs/SYNC.md, "Pulling"): a
+ * page stops once its records' text passes this, so a page of large versions or feedback (up to
+ * 2 MiB each) is a few MiB, not `limit` of them. A record larger than this goes out alone.
+ */
+export const PULL_BYTES = 4 * 1024 * 1024;
+
+/**
  * The kinds in the order a transaction's records go out: each refers only to kinds before it
  * (a version's agent may come later, where the agent last changed: the merge allows that).
  */
@@ -51,27 +58,40 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
   const { rows } = await sql.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
   const horizon = rows[0]!.horizon;
   const from = checkpoint === undefined ? { tx: 0n, kind: 0, seq: -1n } : parse(checkpoint);
-  const found: Array<{ at: Position; record: SyncRecord | undefined }> = [];
+  const found: Array<{ at: Position; bytes: number; record: SyncRecord | undefined }> = [];
   for (const [kind, { table, columns, pushed, line }] of kinds.entries()) {
     const seq = kind < from.kind ? AFTER_ALL : kind > from.kind ? '-1' : String(from.seq);
     // what the caller pushed is skipped, not left out of the count: a page of nothing but its own
     // records still moves the checkpoint on
     // the positions go out as text under other names: ORDER BY a bare name would sort the text
-    const result = await sql.query<{ feed_tx: string; feed_seq: string; echo: boolean }>(
-      `SELECT ${columns}, sync_tx::text AS feed_tx, sync_seq::text AS feed_seq, ${pushed ? 'COALESCE(sync_origin = $6, false)' : 'false'} AS echo FROM ${table}
-       WHERE user_id = $1 AND sync_tx < $2::xid8 AND (sync_tx, sync_seq) > ($3::xid8, $4::bigint)
-       ORDER BY sync_tx, sync_seq LIMIT $5`,
+    // at most `limit + 1` rows, and of those only up to the one after the row that passes
+    // PULL_BYTES: Node never holds more than about PULL_BYTES of one kind (plus two records)
+    const result = await sql.query<{ feed_tx: string; feed_seq: string; feed_bytes: string; echo: boolean }>(
+      `SELECT * FROM (
+         SELECT *, sum(feed_bytes) OVER (ORDER BY feed_order_tx, feed_order_seq ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS feed_before
+         FROM (SELECT ${columns}, sync_tx AS feed_order_tx, sync_seq AS feed_order_seq, sync_tx::text AS feed_tx, sync_seq::text AS feed_seq,
+                 octet_length(row_record::text) AS feed_bytes, ${pushed ? 'COALESCE(sync_origin = $6, false)' : 'false'} AS echo
+               FROM ${table} row_record
+               WHERE user_id = $1 AND sync_tx < $2::xid8 AND (sync_tx, sync_seq) > ($3::xid8, $4::bigint)
+               ORDER BY sync_tx, sync_seq LIMIT $5) limited
+       ) sized
+       WHERE COALESCE(feed_before, 0) < ${PULL_BYTES}
+       ORDER BY feed_order_tx, feed_order_seq`,
       [userID, horizon, String(from.tx), seq, limit + 1, ...(pushed ? [replica ?? null] : [])],
     );
-    for (const { feed_tx, feed_seq, echo, ...row } of result.rows) {
-      found.push({ at: { tx: BigInt(feed_tx), kind, seq: BigInt(feed_seq) }, record: echo ? undefined : line(present(row)) });
+    for (const { feed_tx, feed_seq, feed_bytes, echo, feed_order_tx: _tx, feed_order_seq: _seq, feed_before: _before, ...row } of result.rows as any[]) {
+      found.push({ at: { tx: BigInt(feed_tx), kind, seq: BigInt(feed_seq) }, bytes: Number(feed_bytes), record: echo ? undefined : line(present(row)) });
     }
   }
   found.sort((a, b) => (before(a.at, b.at) ? -1 : before(b.at, a.at) ? 1 : 0));
-  const page = found.slice(0, limit);
+  // up to `limit` records, and no more once PULL_BYTES are taken (always one: a page moves on)
+  let bytes = 0;
+  let taken = 0;
+  while (taken < Math.min(limit, found.length) && (taken === 0 || bytes < PULL_BYTES)) bytes += found[taken++]!.bytes;
+  const page = found.slice(0, taken);
   return {
     records: page.flatMap(({ record }) => (record ? [record] : [])),
     checkpoint: page.length > 0 ? print(page.at(-1)!.at) : (checkpoint ?? null),
-    more: found.length > limit,
+    more: found.length > page.length,
   };
 }
