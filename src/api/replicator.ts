@@ -49,6 +49,36 @@ class SyncError extends Error {
   override name = 'SyncError';
 }
 
+/**
+ * The largest pull answer read: a server pages about 4 MiB of records (one record of at most
+ * 2 MiB past that), so anything larger is not a fuzzbox server's page and is not held in memory.
+ */
+export const MAX_PULL_ANSWER = 16 * 1024 * 1024;
+
+/** The answer's text, refused as soon as it passes MAX_PULL_ANSWER bytes (the rest is not read). */
+async function boundedText(response: Response): Promise<string> {
+  const refused = () => new SyncError(`GET /sync/pull answered with more than ${MAX_PULL_ANSWER} bytes: a fuzzbox server pages a few MiB at a time`);
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_PULL_ANSWER) {
+    await response.body?.cancel();
+    throw refused();
+  }
+  if (!response.body) return response.text();
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_PULL_ANSWER) {
+      await reader.cancel();
+      throw refused();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 async function refusal(response: Response, what: string): Promise<SyncError> {
   const text = await response.text().catch(() => '');
   let detail = text.slice(0, 500);
@@ -227,7 +257,7 @@ export class Replicator {
       // a hung connection must not hold the round (and every round after it) for ever
       const response = await this.#fetch(`${this.#url}sync/pull?${query}`, { headers: this.#headers(), signal: AbortSignal.timeout(this.#timeout) });
       if (!response.ok) throw await refusal(response, 'GET /sync/pull');
-      const [head, ...lines] = (await response.text()).split('\n').filter((line) => line !== '');
+      const [head, ...lines] = (await boundedText(response)).split('\n').filter((line) => line !== '');
       const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
       if (header.checkpoint === undefined || typeof header.more !== 'boolean') throw new SyncError('GET /sync/pull answered without a checkpoint: is the URL a fuzzbox server?');
       const records: Array<{ line: number; record: ImportRecord }> = [];
