@@ -40,7 +40,10 @@ export type {
   PullHeader,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
-export type { FuzzboxStore, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition } from './store/store.js';
+export type { FuzzboxStore, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, SyncRecord } from './store/store.js';
+export type { AutopilotLine } from './schema/sync.js';
+export type { LogColumns } from './learn/dataset.js';
+export type { Moments, MeanInterval } from './learn/statistics.js';
 export type { LearningLog, LearningLogQuery, VersionFeedback } from './store/learning-log.js';
 export type { ImportRecord, VersionLine } from './store/backup.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';

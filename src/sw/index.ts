@@ -5,7 +5,7 @@
 import { createFuzzyService, errorResponse, normaliseBasePath, routes, type FuzzyService } from '../api/index.js';
 import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
-import type { SyncOptions } from '../api/index.js';
+import type { FetchLike, SyncOptions } from '../api/index.js';
 import type { SyncStatus } from '../schema/sync.js';
 import {
   CLAIM,
@@ -24,7 +24,7 @@ import { offlineFiles, type OfflineFile } from './offline.js';
 
 export { CLAIM, INSTALL_FAILED, OPTIMIZE_PROGRESS, SKIP_WAITING, SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, SYNC_STATUS };
 export type { InstallFailure, OfflineFile, SyncReply, WorkerSyncSettings };
-export type { RetentionPolicy };
+export type { RetentionPolicy, SyncOptions, FetchLike, SyncStatus };
 
 export interface FuzzyWorkerOptions {
   /** Where the REST interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
