@@ -1,7 +1,7 @@
 import type { AgentDefinition } from '../engine/types.js';
 import * as learn from '../learn/index.js';
 import { standardDeviation } from '../learn/statistics.js';
-import { decideTrial, summarise } from '../learn/trial.js';
+import { decideTrial, measuredGain, summarise } from '../learn/trial.js';
 import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
@@ -235,6 +235,7 @@ export class Autopilot {
         pValue: decision.pValue,
         current: summarise(current),
         candidate: summarise(tried),
+        gain: measuredGain(currentArm.relative, triedArm.relative),
         decidedAt,
       };
       if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);

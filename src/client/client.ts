@@ -101,6 +101,7 @@ export interface AutopilotState {
     pValue: number | null;
     current: MeanInterval;
     candidate: MeanInterval;
+    gain?: { value: number; low: number; high: number };
     decidedAt: string;
   }>;
 }

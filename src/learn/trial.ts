@@ -1,5 +1,6 @@
 import { datasetOf, type LoggedEvaluation, type VariableRanges } from './dataset.js';
 import { nearestNeighbours } from './neighbours.js';
+import type { Interval } from './offpolicy.js';
 import { normalCdf } from './policy.js';
 import type { Goal } from './optimize.js';
 import { Moments, type MeanInterval } from './statistics.js';
@@ -7,9 +8,12 @@ import { Moments, type MeanInterval } from './statistics.js';
 /**
  * When a candidate's trial is looked at: after this many feedback values from each arm. The trial
  * is decided at the first look where the evidence is clear, and at the last one at the latest.
+ * Short, by measurement (docs/LEARNING.md, "Trying a proposal"): a trial that needs more values
+ * than this is deciding a small gain, and the next proposal, made from more data, usually brings
+ * a larger one.
  */
-export const TRIAL_LOOKS = [20, 40, 80, 160, 320] as const;
-/** The family-wise level of the trial: each of the five looks tests at 10% / 5 (Bonferroni). */
+export const TRIAL_LOOKS = [20, 40] as const;
+/** The family-wise level of the trial: each look tests at TRIAL_LEVEL / TRIAL_LOOKS.length (Bonferroni). */
 export const TRIAL_LEVEL = 0.1;
 /** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
 const WINSOR = 0.025;
@@ -40,9 +44,9 @@ function quantile(sorted: readonly number[], q: number): number {
  * The trial's rule. Once both arms have the next look's number of feedback values (each arm's
  * first values only, so a look always sees the same data), the values are winsorised at the pooled
  * 2.5% and 97.5% quantiles and compared by a one-sided Welch test: adopt when the candidate is
- * better at level TRIAL_LEVEL / looks, drop when it is worse at that level, when it is not ahead at
- * all (p ≥ 0.5) from the second look on, or at the last look. Dropping early never adopts anything,
- * so it leaves the chance of adopting a candidate that is not better at most TRIAL_LEVEL.
+ * better at level TRIAL_LEVEL / looks, drop when it is worse at that level or at the last look.
+ * Dropping early never adopts anything, so it leaves the chance of adopting a candidate that is
+ * not better at most TRIAL_LEVEL (up to the normal approximation: test/learn/trial.test.ts).
  */
 export function decideTrial(current: readonly number[], candidate: readonly number[], goal: Goal): TrialDecision {
   const n = Math.min(current.length, candidate.length);
@@ -65,10 +69,23 @@ export function decideTrial(current: readonly number[], candidate: readonly numb
   const pValue = 1 - normalCdf(z);
   const level = TRIAL_LEVEL / TRIAL_LOOKS.length;
   const last = look === TRIAL_LOOKS[TRIAL_LOOKS.length - 1];
-  // futility: from the second look on, a candidate that is not even ahead stops costing traffic
-  const behind = look > TRIAL_LOOKS[0] && pValue >= 0.5;
-  const verdict = pValue < level ? 'adopt' : 1 - pValue < level || behind || last ? 'drop' : 'continue';
+  const verdict = pValue < level ? 'adopt' : 1 - pValue < level || last ? 'drop' : 'continue';
   return { verdict, pValue, current: currentSummary, candidate: candidateSummary };
+}
+
+/**
+ * What the trial measured the candidate to gain over the current version: the difference of the
+ * arms' means of every value fresh feedback gave (relative to the situation, so in the metric's
+ * units), with its 95% interval. Fresh evaluations served at random by either arm, so unlike the
+ * estimate made when the candidate was proposed, no model and no selection on the same data. The
+ * interval: Welch, normal approximation.
+ */
+export function measuredGain(current: ArrayLike<number>, candidate: ArrayLike<number>): Interval {
+  const a = summarise(current);
+  const b = summarise(candidate);
+  const value = b.mean - a.mean;
+  const half = Math.hypot(a.high - a.mean, b.high - b.mean);
+  return { value, low: value - half, high: value + half };
 }
 
 /** Neighbours in input space that make a trial value's baseline. */

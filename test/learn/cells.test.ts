@@ -12,7 +12,7 @@ import { nearestNeighbours } from '../../src/learn/neighbours.js';
 import { optimizeAgent } from '../../src/learn/index.js';
 import { exploreTruncated } from '../../src/learn/policy.js';
 import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
-import { situationAdjusted } from '../../src/learn/trial.js';
+import { measuredGain, situationAdjusted } from '../../src/learn/trial.js';
 import { irrigation } from './worlds.js';
 import { worlds, type ArenaWorld } from './arena.js';
 
@@ -135,5 +135,15 @@ describe('trial values relative to the situation', () => {
     const raw = trial.map(({ metric }) => metric);
     expect(mean(arm(adjusted, 1)) - mean(arm(adjusted, 0))).toBeCloseTo(1, 0);
     expect(sd(arm(adjusted, 0))).toBeLessThan(0.1 * sd(arm(raw, 0)));
+    // the gain a trial reports: the difference of the arms' means, its interval from each arm's spread
+    const gain = measuredGain(arm(adjusted, 0), arm(adjusted, 1));
+    const half = 1.96 * Math.sqrt(sd(arm(adjusted, 0)) ** 2 / 199 + sd(arm(adjusted, 1)) ** 2 / 199);
+    expect(gain.value).toBeCloseTo(mean(arm(adjusted, 1)) - mean(arm(adjusted, 0)), 12);
+    expect(gain.high - gain.value).toBeCloseTo(half, 12);
+    expect(gain.low).toBeLessThan(1);
+    expect(gain.high).toBeGreaterThan(1);
+    // the raw values' interval would be ten times as wide: the situations' spread is gone
+    const rawGain = measuredGain(arm(raw, 0), arm(raw, 1));
+    expect(rawGain.high - rawGain.low).toBeGreaterThan(10 * (gain.high - gain.low));
   });
 });
