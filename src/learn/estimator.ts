@@ -17,12 +17,51 @@ export interface Bandwidths {
 }
 
 /**
- * Nadaraya–Watson estimate of the metric an agent would earn at the logged inputs, from the
+ * The slopes' ridge, in evaluations × (output bandwidth)²: a neighbourhood whose answers barely
+ * vary keeps its slope near 0, so the estimate falls back towards the kernel mean instead of
+ * extrapolating a noisy line.
+ */
+export const SLOPE_RIDGE = 0.1;
+
+/**
+ * The intercept β₀ of the weighted least-squares line from its normal equations (dims × dims,
+ * row-major; both arrays are overwritten), each slope's diagonal raised by `ridge[o]` × the total
+ * weight. Gaussian elimination without pivoting: the matrix is symmetric positive definite.
+ */
+function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ridge: Float64Array): number {
+  const total = normal[0]!;
+  for (let o = 1; o < dims; o++) normal[o * dims + o]! += ridge[o - 1]! * total;
+  for (let c = 0; c < dims; c++) {
+    const pivot = normal[c * dims + c]!;
+    for (let r = c + 1; r < dims; r++) {
+      const factor = normal[r * dims + c]! / pivot;
+      if (factor === 0) continue;
+      for (let b = c; b < dims; b++) normal[r * dims + b]! -= factor * normal[c * dims + b]!;
+      right[r]! -= factor * right[c]!;
+    }
+  }
+  const solution = new Float64Array(dims);
+  for (let r = dims - 1; r >= 0; r--) {
+    let sum = right[r]!;
+    for (let b = r + 1; b < dims; b++) sum -= normal[r * dims + b]! * solution[b]!;
+    solution[r] = sum / normal[r * dims + r]!;
+  }
+  return solution[0]!;
+}
+
+/**
+ * Local-linear estimate of the metric an agent would earn at the logged inputs, from the
  * evaluations whose inputs are near (Gaussian kernel in input space, over each point's k nearest
  * neighbours) and whose returned outputs are near the outputs the agent would give (Gaussian kernel
- * in output space), shrunk towards the neighbourhood's mean by PRIOR_WEIGHT.
+ * in output space): the intercept of a line in the returned outputs fitted with those weights, plus
+ * PRIOR_WEIGHT evaluations earning the neighbourhood's mean at the answer itself. A line, not a
+ * kernel mean (Nadaraya–Watson): at the edge of what the log returned, a mean is pulled back
+ * towards the answers on the inside, so a table cell whose best answer lies beyond them looked no
+ * better there than where it was; a line is pulled back about half as far (estimator.test.ts).
+ * Further out the weights fade and the prior takes over.
  */
 export class MetricEstimator {
+  readonly #ridge: Float64Array;
   readonly #data: Dataset;
   readonly #hoods: Neighbourhoods;
   readonly #inputWeight: Float64Array;
@@ -49,6 +88,7 @@ export class MetricEstimator {
       this.#localMean[p] = weight > 0 ? sum / weight : data.metric[points[p]!]!;
     }
     this.#outputFactor = bandwidths.output.map((h) => 1 / (2 * h * h));
+    this.#ridge = bandwidths.output.map((h) => SLOPE_RIDGE * h * h);
   }
 
   /**
@@ -63,10 +103,20 @@ export class MetricEstimator {
     const metric = this.#data.metric;
     const count = only ? only.length : this.#hoods.points.length;
     const estimates = new Float64Array(count);
+    // the weighted least-squares fit metric ≈ β₀ + Σ β_o (returned_o − answer_o): its normal
+    // equations, and each neighbour's regressors (1, then the offsets)
+    const dims = outputCount + 1;
+    const normal = new Float64Array(dims * dims);
+    const right = new Float64Array(dims);
+    const offset = new Float64Array(dims);
+    offset[0] = 1;
     for (let row = 0; row < count; row++) {
       const p = only ? only[row]! : row;
-      let sum = PRIOR_WEIGHT * this.#localMean[p]!;
-      let weight = PRIOR_WEIGHT;
+      normal.fill(0);
+      right.fill(0);
+      // the prior: PRIOR_WEIGHT evaluations earning the local mean at the answer itself
+      normal[0] = PRIOR_WEIGHT;
+      right[0] = PRIOR_WEIGHT * this.#localMean[p]!;
       for (let n = p * k; n < (p + 1) * k; n++) {
         const j = index[n]!;
         let exponent = 0;
@@ -76,16 +126,23 @@ export class MetricEstimator {
           const yMissing = y !== y;
           if (yMissing || r !== r) {
             if (yMissing !== (r !== r)) exponent = Infinity;
+            offset[o + 1] = 0;
           } else {
             exponent += (y - r) * (y - r) * this.#outputFactor[o]!;
+            offset[o + 1] = r - y;
           }
         }
         if (exponent === Infinity) continue;
         const w = this.#inputWeight[n]! * Math.exp(-exponent);
-        sum += w * metric[j]!;
-        weight += w;
+        if (!(w > 0)) continue;
+        const value = metric[j]!;
+        for (let a = 0; a < dims; a++) {
+          const wa = w * offset[a]!;
+          right[a]! += wa * value;
+          for (let b = 0; b < dims; b++) normal[a * dims + b]! += wa * offset[b]!;
+        }
       }
-      estimates[row] = sum / weight;
+      estimates[row] = interceptOf(normal, right, dims, this.#ridge);
     }
     return estimates;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
-import { chooseBandwidths, MetricEstimator, PRIOR_WEIGHT, returnedAtPoints } from '../../src/learn/estimator.js';
+import { chooseBandwidths, MetricEstimator, PRIOR_WEIGHT, returnedAtPoints, SLOPE_RIDGE } from '../../src/learn/estimator.js';
 import { nearestNeighbours } from '../../src/learn/neighbours.js';
 import { gaussian, seededRandom } from '../../src/learn/random.js';
 
@@ -46,7 +46,7 @@ describe('nearest neighbours', () => {
 });
 
 describe('metric estimator', () => {
-  it('weights each neighbour by its input and output kernels and shrinks towards the local mean (worked by hand)', () => {
+  it('fits a line in the returned outputs, weighted by input and output kernels, with the local mean as a prior (worked by hand)', () => {
     // Point 0 at x = 0 with neighbours at x = 1 (returned 10, metric 4) and x = 2 (returned 30, metric 10).
     const log: LoggedEvaluation[] = [
       { input: { x: 0 }, crisp: { y: 20 }, returned: { y: 20 }, metric: 0 },
@@ -56,19 +56,72 @@ describe('metric estimator', () => {
     const data = datasetOf(log, { x: { range: [0, 10] } }, outputs);
     const hoods = nearestNeighbours(data, Int32Array.from([0]), 2);
     // input distances 0.1 and 0.2 of the range; with h = 0.1: weights e^-0.5 and e^-2
-    const estimator = new MetricEstimator(data, hoods, { input: 0.1, output: Float64Array.of(0.1) });
+    const h = 0.1;
+    const estimator = new MetricEstimator(data, hoods, { input: h, output: Float64Array.of(h) });
     const wx1 = Math.exp(-0.5);
     const wx2 = Math.exp(-2);
     const localMean = (wx1 * 4 + wx2 * 10) / (wx1 + wx2);
-    // the agent answers 20: both neighbours' returned outputs lie 10 = 0.1 of the range away, e^-0.5 each
-    const wy = Math.exp(-0.5);
-    const expected = (PRIOR_WEIGHT * localMean + wx1 * wy * 4 + wx2 * wy * 10) / (PRIOR_WEIGHT + wx1 * wy + wx2 * wy);
-    expect(estimator.estimate(Float64Array.of(0.2))).toBeCloseTo(expected, 12);
-    // answering 10 sits on the first neighbour: (10 − 30) / 100 = 0.2 from the second, e^-2
-    const atTen = (PRIOR_WEIGHT * localMean + wx1 * 4 + wx2 * Math.exp(-2) * 10) / (PRIOR_WEIGHT + wx1 + wx2 * Math.exp(-2));
-    expect(estimator.estimate(Float64Array.of(0.1))).toBeCloseTo(atTen, 12);
+    /**
+     * The intercept of the weighted line through (0, localMean) with weight PRIOR_WEIGHT and the two
+     * neighbours at offsets d (returned − answer, shares of range), by Cramer's rule on the 2 × 2
+     * normal equations, the slope's diagonal raised by its ridge.
+     */
+    const intercept = (answer: number) => {
+      const d1 = 0.1 - answer;
+      const d2 = 0.3 - answer;
+      const w1 = wx1 * Math.exp(-(d1 * d1) / (2 * h * h));
+      const w2 = wx2 * Math.exp(-(d2 * d2) / (2 * h * h));
+      const s0 = PRIOR_WEIGHT + w1 + w2;
+      const s1 = w1 * d1 + w2 * d2;
+      const s2 = w1 * d1 * d1 + w2 * d2 * d2 + SLOPE_RIDGE * h * h * s0;
+      const t0 = PRIOR_WEIGHT * localMean + w1 * 4 + w2 * 10;
+      const t1 = w1 * d1 * 4 + w2 * d2 * 10;
+      return (t0 * s2 - s1 * t1) / (s0 * s2 - s1 * s1);
+    };
+    for (const answer of [0.2, 0.1, 0.35, 0.6]) expect(estimator.estimate(Float64Array.of(answer))).toBeCloseTo(intercept(answer), 12);
     // an output no rule reached matches no returned output: only the prior remains
     expect(estimator.estimate(Float64Array.of(NaN))).toBeCloseTo(localMean, 12);
+  });
+
+  it('at the edge of the answers the log has seen, is pulled back inside about half as far as a kernel mean', () => {
+    // metric = returned share, every answer returned between 0.4 and 0.6: at the edge the truth is 0.6
+    const random = seededRandom(12);
+    const log: LoggedEvaluation[] = Array.from({ length: 400 }, () => {
+      const y = 40 + 20 * random();
+      return { input: { x: 10 * random() }, crisp: { y: 50 }, returned: { y }, metric: y / 100 + 0.01 * gaussian(random) };
+    });
+    const data = datasetOf(log, { x: { range: [0, 10] } }, outputs);
+    const points = Int32Array.from({ length: 100 }, (_, i) => i);
+    const hoods = nearestNeighbours(data, points, 64);
+    const h = 0.05;
+    const estimator = new MetricEstimator(data, hoods, { input: h, output: Float64Array.of(h) });
+    const at = (answer: number) => estimator.estimate(new Float64Array(points.length).fill(answer));
+    // the kernel mean (Nadaraya–Watson with the same weights and prior), computed here from the definition
+    const kernelMean = (answer: number) => {
+      let total = 0;
+      points.forEach((_, p) => {
+        let localSum = 0;
+        let localWeight = 0;
+        let sum = 0;
+        let weight = 0;
+        for (let n = p * hoods.k; n < (p + 1) * hoods.k; n++) {
+          const j = hoods.index[n]!;
+          const wx = Math.exp(-hoods.distance2[n]! / (2 * h * h));
+          const wy = Math.exp(-((data.returned[j]! - answer) ** 2) / (2 * h * h));
+          localSum += wx * data.metric[j]!;
+          localWeight += wx;
+          sum += wx * wy * data.metric[j]!;
+          weight += wx * wy;
+        }
+        total += (PRIOR_WEIGHT * (localSum / localWeight) + sum) / (PRIOR_WEIGHT + weight);
+      });
+      return total / points.length;
+    };
+    expect(at(0.5)).toBeCloseTo(0.5, 2);
+    // at the edge both are pulled back inside, the line about half as far (0.025 against 0.046 here)
+    expect(0.6 - kernelMean(0.6)).toBeGreaterThan(0.04);
+    expect(0.6 - at(0.6)).toBeLessThan(0.6 * (0.6 - kernelMean(0.6)));
+    expect(at(0.62)).toBeGreaterThan(kernelMean(0.62) + 0.005);
   });
 
   it('recovers a known metric surface from noisy explored data', () => {
