@@ -25,10 +25,10 @@ export const SLOPE_RIDGE = 0.1;
 
 /**
  * The intercept β₀ of the weighted least-squares line from its normal equations (dims × dims,
- * row-major; both arrays are overwritten), each slope's diagonal raised by `ridge[o]` × the total
- * weight. Gaussian elimination without pivoting: the matrix is symmetric positive definite.
+ * row-major; both arrays and `solution` are overwritten), each slope's diagonal raised by
+ * `ridge[o]` × the total weight. Gaussian elimination without pivoting: the matrix is symmetric positive definite.
  */
-function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ridge: Float64Array): number {
+function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ridge: Float64Array, solution: Float64Array): number {
   const total = normal[0]!;
   for (let o = 1; o < dims; o++) normal[o * dims + o]! += ridge[o - 1]! * total;
   for (let c = 0; c < dims; c++) {
@@ -40,7 +40,6 @@ function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ri
       right[r]! -= factor * right[c]!;
     }
   }
-  const solution = new Float64Array(dims);
   for (let r = dims - 1; r >= 0; r--) {
     let sum = right[r]!;
     for (let b = r + 1; b < dims; b++) sum -= normal[r * dims + b]! * solution[b]!;
@@ -109,6 +108,7 @@ export class MetricEstimator {
     const normal = new Float64Array(dims * dims);
     const right = new Float64Array(dims);
     const offset = new Float64Array(dims);
+    const solution = new Float64Array(dims);
     offset[0] = 1;
     for (let row = 0; row < count; row++) {
       const p = only ? only[row]! : row;
@@ -142,7 +142,7 @@ export class MetricEstimator {
           for (let b = 0; b < dims; b++) normal[a * dims + b]! += wa * offset[b]!;
         }
       }
-      estimates[row] = interceptOf(normal, right, dims, this.#ridge);
+      estimates[row] = interceptOf(normal, right, dims, this.#ridge, solution);
     }
     return estimates;
   }

@@ -56,7 +56,7 @@ export interface TrialRecord {
   pValue: number | null;
   current: { n: number; mean: number; low: number; high: number };
   candidate: { n: number; mean: number; low: number; high: number };
-  /** decided trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation (learn/trial.ts measuredGain) */
+  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation (learn/trial.ts measuredGain) */
   gain?: { value: number; low: number; high: number };
   decidedAt: string;
 }

@@ -149,6 +149,11 @@ describe('versions, performance and rollback', () => {
     expect(state.trials.length).toBeGreaterThanOrEqual(1);
     const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted').at(-1);
     expect(adopted.pValue).toBeLessThan(TRIAL_LEVEL / TRIAL_LOOKS.length);
+    // the gain the trial measured, with its interval, on every decided trial
+    expect(adopted.gain.low).toBeLessThan(adopted.gain.value);
+    expect(adopted.gain.value).toBeLessThan(adopted.gain.high);
+    expect(adopted.gain.value).toBeGreaterThan(0);
+    for (const trial of state.trials) expect(Number.isFinite(trial.gain?.value)).toBe(trial.outcome !== 'abandoned');
     const { body: report } = await player.call('GET', `agent/${player.agentID}/performance`);
     const [first, second] = report.versions;
     expect(first).toMatchObject({ origin: 'created', evidence: null });
