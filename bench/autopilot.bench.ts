@@ -40,7 +40,8 @@ async function byHandPlayer(world: ArenaWorld, seed: number) {
 
 const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
 const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
-const estimates: Array<{ world: string; estimated: number; trueGain: number }> = [];
+type Estimate = { value: number; low: number; high: number };
+const estimates: Array<{ world: string; offPolicy: Estimate; trial: Estimate | undefined; trueGain: number }> = [];
 for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name))) {
   const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
   // the bandit at its best for this world: answers per output, bonus and final answer chosen on seeds never reported
@@ -55,7 +56,7 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
     for (const trial of state.trials.filter((t: { outcome: string }) => t.outcome === 'adopted')) {
       const version = report.versions.find((v: { id: string }) => v.id === trial.versionID);
-      const gain = version?.evidence?.offPolicy?.gain?.value;
+      const gain = version?.evidence?.offPolicy?.gain as Estimate | undefined;
       if (gain === undefined) continue;
       // in the world as it was when the proposal was made: after evaluationsUsed evaluations (the window is never full here)
       const progress = Math.min(1, (version.evidence.evaluationsUsed as number) / EVALUATIONS);
@@ -70,7 +71,7 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
         }
         return sum / 500;
       };
-      estimates.push({ world: world.name, estimated: gain, trueGain: (await truth(trial.versionID)) - (await truth(trial.basedOn)) });
+      estimates.push({ world: world.name, offPolicy: gain, trial: trial.gain, trueGain: (await truth(trial.versionID)) - (await truth(trial.basedOn)) });
     }
     await auto.close();
     const hand = await byHandPlayer(world, seed);
@@ -111,11 +112,18 @@ for (const { world, results } of rows) {
       ` gap to best per situation closed ≥ 60% ${perSeed.filter((s) => s.gapClosed >= 0.6).length}/${SEEDS} (${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')})`,
   );
 }
-for (const { world, estimated, trueGain } of estimates) {
-  console.log(`estimated gain of an adopted version (${world}): ${estimated.toFixed(2)}, true ${trueGain.toFixed(2)} (${((estimated / trueGain - 1) * 100).toFixed(0)}%)`);
+const relative = (estimate: Estimate | undefined, truth: number) => (estimate ? `${estimate.value.toFixed(2)} (${((estimate.value / truth - 1) * 100).toFixed(0)}%)` : 'none');
+for (const { world, offPolicy, trial, trueGain } of estimates) {
+  console.log(`adopted version (${world}): true gain ${trueGain.toFixed(2)}; off-policy estimate ${relative(offPolicy, trueGain)}; measured by its trial ${relative(trial, trueGain)}`);
 }
-const within = estimates.filter(({ estimated, trueGain }) => Math.abs(estimated / trueGain - 1) <= 0.3).length;
-console.log(`estimated gain within ±30% of the true gain: ${within} of ${estimates.length} adopted versions`);
+const within = (pick: (e: (typeof estimates)[number]) => Estimate | undefined) => estimates.filter((e) => Math.abs(pick(e)!.value / e.trueGain - 1) <= 0.3).length;
+const covers = (pick: (e: (typeof estimates)[number]) => Estimate | undefined) => estimates.filter((e) => pick(e)!.low <= e.trueGain && e.trueGain <= pick(e)!.high).length;
+const large = estimates.filter((e) => e.trueGain >= 3);
+console.log(
+  `estimated gain within ±30% of the true gain, of ${estimates.length} adopted versions: off-policy (at the proposal) ${within((e) => e.offPolicy)}, measured by the trial ${within((e) => e.trial)};` +
+    ` its 95% interval covers the true gain: off-policy ${covers((e) => e.offPolicy)}, trial ${covers((e) => e.trial)};` +
+    ` of the ${large.length} with a true gain ≥ 3, within ±30%: off-policy ${large.filter((e) => Math.abs(e.offPolicy.value / e.trueGain - 1) <= 0.3).length}, trial ${large.filter((e) => Math.abs(e.trial!.value / e.trueGain - 1) <= 0.3).length}`,
+);
 
 // Cost: one proposal over 100,000 logged evaluations, in memory (autopilot reads its WINDOW of the newest).
 const world = worlds[0]!;
