@@ -13,7 +13,7 @@ import { Tuning } from '../src/learn/tuning.js';
 import type { Agent, AgentBody, OptimizeResult } from '../src/schema/index.js';
 import { formatNumber, palette } from './draw.js';
 import type { DemoContext } from './main.js';
-import { explainOptimisation, randomSituation, SIMULATED_METRIC, simulatedRating } from './optimize-panel.js';
+import { answerOnScreen, explainOptimisation, randomSituation, SIMULATED_METRIC, simulatedRating } from './optimize-panel.js';
 
 /** Diners per click: enough for a proposal (autopilot's `proposeEvery`) and its trial's first looks. */
 export const DINERS = 400;
@@ -287,22 +287,27 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
     const evidence = (version.evidence ?? {}) as { estimate?: { before: number; after: number }; evaluationsUsed?: number };
     const heading = element('h3', `What autopilot changed in ${label(trial.versionID)}, adopted over ${label(trial.basedOn)}`);
     const changes = changesBetween(before, after);
-    if (!changes) {
-      explanation.append(heading, element('p', `It changed the agent’s rules: ${before.rules.length} before, ${after.rules.length} now (the editor below shows them).`));
-      return;
-    }
-    const answer: OptimizeResult = {
-      versionID: after.id,
-      basedOn: before.id,
-      evaluationsUsed: evidence.evaluationsUsed ?? 0,
-      metric: metricOf(agent),
-      goal: 'maximize',
-      before: evidence.estimate?.before ?? trial.current.mean ?? 0,
-      after: evidence.estimate?.after ?? trial.candidate.mean ?? 0,
-      changes,
-      definition: { inputs: after.inputs, outputs: after.outputs, rules: after.rules, ...(after.operators ? { operators: after.operators } : {}) },
-    };
-    const sentences = explainOptimisation(answer, before, context.inputs());
+    // a table agent (docs/LEARNING.md) has rules of its own: no list of moved numbers, but the same answer on screen and trial
+    const sentences = changes
+      ? explainOptimisation(
+          {
+            versionID: after.id,
+            basedOn: before.id,
+            evaluationsUsed: evidence.evaluationsUsed ?? 0,
+            metric: metricOf(agent),
+            goal: 'maximize',
+            before: evidence.estimate?.before ?? trial.current.mean ?? 0,
+            after: evidence.estimate?.after ?? trial.candidate.mean ?? 0,
+            changes,
+            definition: { inputs: after.inputs, outputs: after.outputs, rules: after.rules, ...(after.operators ? { operators: after.operators } : {}) },
+          },
+          before,
+          context.inputs(),
+        )
+      : [
+          answerOnScreen(before, after, context.inputs()),
+          `It changed the agent’s rules: ${before.rules.length} before, ${after.rules.length} now, one for each cell of the inputs with its own answer (the editor below shows them).`,
+        ];
     sentences.push(
       `On trial, answers by ${label(trial.versionID)} were rated ${number(trial.candidate.mean)} on average against ${number(trial.current.mean)} ` +
         `for ${label(trial.basedOn)} (${trial.candidate.n} and ${trial.current.n} ratings): clearly better, so it became the agent’s version.`,

@@ -63,9 +63,8 @@ const valuesOf = (values: Readonly<Record<string, number>>) =>
  * set that moved (which way, wider or narrower), each rule whose weight changed (and what that
  * does), and why: the estimate of the metric it raised or lowered.
  */
-export function explainOptimisation(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
-  const after = answer.definition;
-  const sentences: string[] = [];
+/** What a new version means for the inputs on screen: each output's answer before and after, in one sentence. */
+export function answerOnScreen(before: AgentDefinition, after: AgentDefinition, inputs: Inputs): string {
   const crispBefore = evaluate(compileAgent(before), inputs).crisp;
   const crispAfter = evaluate(compileAgent(after), inputs).crisp;
   const moves = Object.keys(before.outputs).map((name) => {
@@ -74,7 +73,12 @@ export function explainOptimisation(answer: OptimizeResult, before: AgentDefinit
     if (from === undefined || to === undefined) return `${name} ${to === undefined ? 'gets no answer' : `gets ${formatNumber(to)}`}`;
     return formatNumber(from) === formatNumber(to) ? `${name} stays at ${formatNumber(to)}` : `${name} goes from ${formatNumber(from)} to ${formatNumber(to)}`;
   });
-  sentences.push(`For the inputs on screen (${valuesOf(inputs)}), the answer ${list(moves)}.`);
+  return `For the inputs on screen (${valuesOf(inputs)}), the answer ${list(moves)}.`;
+}
+
+export function explainOptimisation(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
+  const after = answer.definition;
+  const sentences: string[] = [answerOnScreen(before, after, inputs)];
 
   const sets = new Map<string, { side: 'inputs' | 'outputs'; variable: string; set: string }>();
   for (const change of answer.changes) {
