@@ -8,6 +8,7 @@
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
 import { optimizeAgent, seededRandom, type LoggedEvaluation } from '../src/learn/index.js';
+import type { Interval } from '../src/learn/offpolicy.js';
 import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
 import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
 
@@ -40,8 +41,7 @@ async function byHandPlayer(world: ArenaWorld, seed: number) {
 
 const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
 const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
-type Estimate = { value: number; low: number; high: number };
-const estimates: Array<{ world: string; offPolicy: Estimate; trial: Estimate | undefined; trueGain: number }> = [];
+const estimates: Array<{ world: string; offPolicy: Interval; trial: Interval | undefined; trueGain: number }> = [];
 for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name))) {
   const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
   // the bandit at its best for this world: answers per output, bonus and final answer chosen on seeds never reported
@@ -56,7 +56,7 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
     for (const trial of state.trials.filter((t: { outcome: string }) => t.outcome === 'adopted')) {
       const version = report.versions.find((v: { id: string }) => v.id === trial.versionID);
-      const gain = version?.evidence?.offPolicy?.gain as Estimate | undefined;
+      const gain = version?.evidence?.offPolicy?.gain as Interval | undefined;
       if (gain === undefined) continue;
       // in the world as it was when the proposal was made: after evaluationsUsed evaluations (the window is never full here)
       const progress = Math.min(1, (version.evidence.evaluationsUsed as number) / EVALUATIONS);
@@ -112,12 +112,12 @@ for (const { world, results } of rows) {
       ` gap to best per situation closed ≥ 60% ${perSeed.filter((s) => s.gapClosed >= 0.6).length}/${SEEDS} (${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')})`,
   );
 }
-const relative = (estimate: Estimate | undefined, truth: number) => (estimate ? `${estimate.value.toFixed(2)} (${((estimate.value / truth - 1) * 100).toFixed(0)}%)` : 'none');
+const relative = (estimate: Interval | undefined, truth: number) => (estimate ? `${estimate.value.toFixed(2)} (${((estimate.value / truth - 1) * 100).toFixed(0)}%)` : 'none');
 for (const { world, offPolicy, trial, trueGain } of estimates) {
   console.log(`adopted version (${world}): true gain ${trueGain.toFixed(2)}; off-policy estimate ${relative(offPolicy, trueGain)}; measured by its trial ${relative(trial, trueGain)}`);
 }
-const within = (pick: (e: (typeof estimates)[number]) => Estimate | undefined) => estimates.filter((e) => Math.abs(pick(e)!.value / e.trueGain - 1) <= 0.3).length;
-const covers = (pick: (e: (typeof estimates)[number]) => Estimate | undefined) => estimates.filter((e) => pick(e)!.low <= e.trueGain && e.trueGain <= pick(e)!.high).length;
+const within = (pick: (e: (typeof estimates)[number]) => Interval | undefined) => estimates.filter((e) => Math.abs(pick(e)!.value / e.trueGain - 1) <= 0.3).length;
+const covers = (pick: (e: (typeof estimates)[number]) => Interval | undefined) => estimates.filter((e) => pick(e)!.low <= e.trueGain && e.trueGain <= pick(e)!.high).length;
 const large = estimates.filter((e) => e.trueGain >= 3);
 console.log(
   `estimated gain within ±30% of the true gain, of ${estimates.length} adopted versions: off-policy (at the proposal) ${within((e) => e.offPolicy)}, measured by the trial ${within((e) => e.trial)};` +

@@ -58,11 +58,6 @@ const valuesOf = (values: Readonly<Record<string, number>>) =>
     .map(([name, value]) => `${name} ${formatNumber(value)}`)
     .join(', ');
 
-/**
- * What an optimisation did, in words: the answer for the inputs on screen before and after, each
- * set that moved (which way, wider or narrower), each rule whose weight changed (and what that
- * does), and why: the estimate of the metric it raised or lowered.
- */
 /** What a new version means for the inputs on screen: each output's answer before and after, in one sentence. */
 export function answerOnScreen(before: AgentDefinition, after: AgentDefinition, inputs: Inputs): string {
   const crispBefore = evaluate(compileAgent(before), inputs).crisp;
@@ -76,6 +71,11 @@ export function answerOnScreen(before: AgentDefinition, after: AgentDefinition, 
   return `For the inputs on screen (${valuesOf(inputs)}), the answer ${list(moves)}.`;
 }
 
+/**
+ * What an optimisation did, in words: the answer for the inputs on screen before and after, each
+ * set that moved (which way, wider or narrower), each rule whose weight changed (and what that
+ * does), and why: the estimate of the metric it raised or lowered.
+ */
 export function explainOptimisation(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
   const after = answer.definition;
   const sentences: string[] = [answerOnScreen(before, after, inputs)];
