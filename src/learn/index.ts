@@ -1,4 +1,4 @@
-export { optimizeAgent } from './optimize.js';
+export { compareAgents, optimizeAgent } from './optimize.js';
 export type { Goal, OptimizeOptions, OptimizeProgress, OptimizeResult } from './optimize.js';
 export { loggedOf, rowsOf, type LogColumns, type LoggedEvaluation } from './dataset.js';
 export type { Change, Side } from './tuning.js';

@@ -45,21 +45,44 @@ function robustMean(values: Float64Array): Interval {
   return { value, low: value - half, high: value + half };
 }
 
+export interface OffPolicyOptions {
+  /**
+   * How the correction is averaged: over every evaluation (default; the textbook doubly robust
+   * estimate), or `normalised`, over the weights (Σ w·(r − m̂) / Σ w): for comparing versions that
+   * each served their own share of the log, where an agent's answers are near only the evaluations
+   * that agent served, so dividing by all of them would shrink the correction by that share.
+   */
+  readonly correction?: 'each' | 'normalised';
+  /** awaited between the estimate's steps (the model at one set of answers for half the log each), so that other work can run */
+  readonly pause?: () => Promise<void>;
+}
+
 /**
  * Doubly robust, cross-fitted estimates of the mean metric two deterministic agents would earn on
  * the logged inputs: the kernel model m̂ (fitted on the other half of the log) at the agent's
  * answer, plus, where the log recorded the density p the answer was drawn with, the correction
- * w · (r − m̂(x, returned)) with w = K_h(returned − answer) / p clipped at MAX_WEIGHT. Means are
- * medians of means (heavy tails). `before`/`after` are points × outputs in shares of range, for
- * every evaluation of `data`.
+ * w · (r − m̂(x, returned)) with w = K_h(returned − answer) / p clipped at MAX_WEIGHT, averaged as
+ * OffPolicyOptions' `correction` says. Means are medians of means (heavy tails; a correction
+ * averaged over the weights has none: pull heavy tails in first). `before`/`after` are points ×
+ * outputs in shares of range, for every evaluation of `data`.
  */
-export function offPolicyEstimate(data: Dataset, bandwidths: Bandwidths, before: Float64Array, after: Float64Array, random: Random): OffPolicyEstimate {
+export async function offPolicyEstimate(
+  data: Dataset,
+  bandwidths: Bandwidths,
+  before: Float64Array,
+  after: Float64Array,
+  random: Random,
+  options: OffPolicyOptions = {},
+): Promise<OffPolicyEstimate> {
+  const { correction = 'each', pause = async () => {} } = options;
   const outputCount = data.outputScale.names.length;
   const order = shuffle(Array.from({ length: data.size }, (_, i) => i), random);
   const halves = [Int32Array.from(order.filter((_, i) => i % 2 === 0)), Int32Array.from(order.filter((_, i) => i % 2 === 1))];
-  const scores = { before: new Float64Array(data.size), after: new Float64Array(data.size) };
+  const modelled = { before: new Float64Array(data.size), after: new Float64Array(data.size) };
+  const weights = { before: new Float64Array(data.size), after: new Float64Array(data.size) };
+  const residual = new Float64Array(data.size);
   let weighted = 0;
-  halves.forEach((points, h) => {
+  for (const [h, points] of halves.entries()) {
     const hoods = nearestNeighbours(data, points, NEIGHBOURS, halves[1 - h]!);
     const model = new MetricEstimator(data, hoods, bandwidths);
     const at = (answers: Float64Array) => {
@@ -67,27 +90,56 @@ export function offPolicyEstimate(data: Dataset, bandwidths: Bandwidths, before:
       points.forEach((point, p) => rows.set(answers.subarray(point * outputCount, (point + 1) * outputCount), p * outputCount));
       return model.estimateEach(rows);
     };
+    await pause();
     const observed = at(data.returned);
+    points.forEach((point, p) => (residual[point] = data.metric[point]! - observed[p]!));
     for (const [which, answers] of [['before', before], ['after', after]] as const) {
-      const modelled = at(answers);
+      await pause();
+      const values = at(answers);
       points.forEach((point, p) => {
-        let value = modelled[p]!;
+        modelled[which][point] = values[p]!;
         const density = data.density[point]!;
-        if (density > 0) {
-          let kernel = 1;
-          for (let o = 0; o < outputCount; o++) {
-            const hO = bandwidths.output[o]!;
-            const d = (data.returned[point * outputCount + o]! - answers[point * outputCount + o]!) / hO;
-            kernel *= d === d ? Math.exp(-0.5 * d * d) / (hO * Math.sqrt(2 * Math.PI)) : 0;
-          }
-          const weight = Math.min(MAX_WEIGHT, kernel / density);
-          value += weight * (data.metric[point]! - observed[p]!);
-          if (which === 'before') weighted++;
+        if (!(density > 0)) return;
+        let kernel = 1;
+        for (let o = 0; o < outputCount; o++) {
+          const hO = bandwidths.output[o]!;
+          const d = (data.returned[point * outputCount + o]! - answers[point * outputCount + o]!) / hO;
+          kernel *= d === d ? Math.exp(-0.5 * d * d) / (hO * Math.sqrt(2 * Math.PI)) : 0;
         }
-        scores[which][point] = value;
+        weights[which][point] = Math.min(MAX_WEIGHT, kernel / density);
+        if (which === 'before') weighted++;
       });
     }
-  });
-  const gain = scores.after.map((value, i) => value - scores.before[i]!);
-  return { before: robustMean(scores.before), after: robustMean(scores.after), gain: robustMean(gain), weighted };
+  }
+  if (correction === 'each') {
+    const score = (which: 'before' | 'after') => modelled[which].map((value, i) => value + weights[which][i]! * residual[i]!);
+    const [scoreBefore, scoreAfter] = [score('before'), score('after')];
+    return { before: robustMean(scoreBefore), after: robustMean(scoreAfter), gain: robustMean(scoreAfter.map((value, i) => value - scoreBefore[i]!)), weighted };
+  }
+  const model = { before: robustMean(modelled.before), after: robustMean(modelled.after) };
+  const fix = { before: weightedMean(residual, weights.before), after: weightedMean(residual, weights.after) };
+  const difference = robustMean(modelled.after.map((value, i) => value - modelled.before[i]!));
+  const spread = (interval: Interval) => ((interval.high - interval.value) / 1.96) ** 2;
+  const interval = (value: number, variance: number): Interval => ({ value, low: value - 1.96 * Math.sqrt(variance), high: value + 1.96 * Math.sqrt(variance) });
+  return {
+    before: interval(model.before.value + fix.before.value, spread(model.before) + fix.before.variance),
+    after: interval(model.after.value + fix.after.value, spread(model.after) + fix.after.variance),
+    gain: interval(difference.value + fix.after.value - fix.before.value, spread(difference) + fix.after.variance + fix.before.variance),
+    weighted,
+  };
+}
+
+/** Σ w·v / Σ w and its variance (Σ w²(v − mean)² / (Σ w)²); 0 and 0 when no weight. */
+function weightedMean(values: Float64Array, weights: Float64Array): { value: number; variance: number } {
+  let total = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    total += weights[i]!;
+    sum += weights[i]! * values[i]!;
+  }
+  if (!(total > 0)) return { value: 0, variance: 0 };
+  const value = sum / total;
+  let squares = 0;
+  for (let i = 0; i < values.length; i++) squares += (weights[i]! * (values[i]! - value)) ** 2;
+  return { value, variance: squares / total ** 2 };
 }

@@ -2,9 +2,9 @@ import { compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
-import { chooseBandwidths, MetricEstimator, returnedAtPoints } from './estimator.js';
+import { chooseBandwidths, MetricEstimator, returnedAtPoints, type Bandwidths } from './estimator.js';
 import { nearestNeighbours, type Neighbourhoods } from './neighbours.js';
-import { offPolicyEstimate, type Interval, type OffPolicyEstimate } from './offpolicy.js';
+import { offPolicyEstimate, type Interval, type OffPolicyEstimate, type OffPolicyOptions } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
 import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
@@ -77,6 +77,19 @@ const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, wei
 const YIELD_EVERY_MS = 30;
 /** The most evaluations the off-policy estimate uses (a seeded sample beyond). */
 const OFF_POLICY_MOST = 4000;
+/** compareAgents: the fewest evaluations it estimates from, and at how many its bandwidths are chosen (more only slows it). */
+const COMPARE_FEWEST = 50;
+const COMPARE_POINTS = 300;
+/**
+ * compareAgents pulls in only values beyond this many robust standard deviations: wider than a
+ * proposal's, since a version answering near a cliff has neighbours on both sides of it, whose
+ * ordinary spread is no outlier (at 5, cliff and far-optimum gains were understated by up to a third).
+ */
+const COMPARE_HUBER_SPREADS = 12;
+/** compareAgents finds the neighbours of this many evaluations between two yields. */
+const COMPARE_SLICE = 500;
+/** compareAgents' output bandwidths, as a share of those chosen by cross-validation (measured: docs/LEARNING.md, "What autopilot gained"). */
+const COMPARE_OUTPUT_BANDWIDTH = 0.5;
 /**
  * A move is kept only if it raises the estimate by more than this share of the metric's standard
  * deviation: smaller gains are within what the log's noise can fake, and chasing them only fits it.
@@ -137,17 +150,8 @@ export async function optimizeAgent(
 
   let lastYield = performance.now();
   /** Out of sample, when the log carries densities: the doubly robust estimate of `proposal` against the agent given. */
-  const offPolicyOf = async (proposal: AgentDefinition): Promise<OffPolicyEstimate | undefined> => {
-    if (!data.density.some((density) => density > 0)) return undefined;
-    await yieldControl();
-    // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
-    const offData = data.size > OFF_POLICY_MOST ? datasetOf(rowsOf(columns, samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2))), compiled.inputs, compiled.outputs) : data;
-    const all = outputsAt(definition, offData.agentInputs, offData)!;
-    const proposed = outputsAt(proposal, offData.agentInputs, offData)!;
-    const estimate = offPolicyEstimate(offData, estimator.bandwidths, all, proposed, seededRandom(seed + 1));
-    const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
-    return { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
-  };
+  const offPolicyOf = (proposal: AgentDefinition): Promise<OffPolicyEstimate | undefined> =>
+    doublyRobust(definition, proposal, { columns, data, bandwidths: estimator.bandwidths, seed, metricScale, pause: yieldControl });
   const threshold = MIN_GAIN * standardDeviation(data.metric);
   if (layout) {
     const table = await searchTable(definition, layout, {
@@ -230,35 +234,122 @@ export async function optimizeAgent(
   };
 }
 
+interface DoublyRobustInput {
+  readonly columns: LogColumns;
+  /** `columns` as a dataset, metrics divided by `metricScale` (scaled back here) */
+  readonly data: Dataset;
+  readonly metricScale: number;
+  readonly bandwidths: Bandwidths;
+  readonly seed: number;
+  readonly pause: () => Promise<void>;
+  readonly correction?: OffPolicyOptions['correction'];
+}
+
+/** The doubly robust estimate of `after` against `before` on the log, when some logged answers carry the density they were drawn with. */
+async function doublyRobust(before: AgentDefinition, after: AgentDefinition, input: DoublyRobustInput): Promise<OffPolicyEstimate | undefined> {
+  const { columns, data, metricScale, bandwidths, seed, pause, correction } = input;
+  if (!data.density.some((density) => density > 0)) return undefined;
+  await pause();
+  const compiled = compileAgent(before);
+  // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
+  const offData = data.size > OFF_POLICY_MOST ? datasetOf(rowsOf(columns, samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2))), compiled.inputs, compiled.outputs) : data;
+  const answers = (agent: AgentDefinition) => outputsAt(agent, offData.agentInputs, offData)!;
+  const estimate = await offPolicyEstimate(offData, bandwidths, answers(before), answers(after), seededRandom(seed + 1), { pause, ...(correction ? { correction } : {}) });
+  const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
+  return { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
+}
+
+/** The dataset with each evaluation's returned answers as further inputs, for neighbours near in both. */
+function answersAsInputs(data: Dataset): Dataset {
+  const inputCount = data.inputScale.names.length;
+  const outputCount = data.outputScale.names.length;
+  const width = inputCount + outputCount;
+  const inputs = new Float64Array(data.size * width);
+  for (let i = 0; i < data.size; i++) {
+    inputs.set(data.inputs.subarray(i * inputCount, (i + 1) * inputCount), i * width);
+    inputs.set(data.returned.subarray(i * outputCount, (i + 1) * outputCount), i * width + inputCount);
+  }
+  const scale = { names: [...data.inputScale.names, ...data.outputScale.names], min: new Float64Array(width), width: new Float64Array(width).fill(1) };
+  return { ...data, inputs, inputScale: scale };
+}
+
+/**
+ * How much more `after` earns than `before`, estimated from a log in which both answered (each
+ * answer logged with the density it was drawn with: autopilot's log): doubly robust and out of
+ * sample like a proposal's off-policy estimate, but here both agents' answers lie where the log
+ * explored, so the model is not extrapolating, and the correction is averaged over the evaluations
+ * near each agent's answers (OffPolicyOptions, `normalised`). Heavy tails are pulled in first, at
+ * every evaluation, as for a table proposal but against neighbours in inputs and answers. Undefined when no logged answer
+ * carries a density or fewer than COMPARE_FEWEST evaluations are given. Both agents must have the
+ * same inputs and outputs. Yields between steps of at most a few tens of milliseconds.
+ */
+export async function compareAgents(
+  before: AgentDefinition,
+  after: AgentDefinition,
+  log: LogColumns | readonly LoggedEvaluation[],
+  options: { seed?: number; yieldControl?: () => Promise<void> } = {},
+): Promise<OffPolicyEstimate | undefined> {
+  const { seed = 1, yieldControl = nextMacrotask } = options;
+  const compiled = compileAgent(before);
+  const logged = Array.isArray(log) ? columnsOf(log, Object.keys(compiled.inputs), Object.keys(compiled.outputs)) : (log as LogColumns);
+  const metricScale = logged.metric.reduce((largest, value) => Math.max(largest, Math.abs(value)), 0) || 1;
+  const data = datasetOf({ ...logged, metric: logged.metric.map((value) => value / metricScale) }, compiled.inputs, compiled.outputs);
+  if (data.size < COMPARE_FEWEST) return undefined;
+  // every evaluation's metric is pulled in (one wild value would move the model of every
+  // neighbour), against neighbours near in answers as well as in inputs: the versions compared may
+  // earn very differently in one situation, and that is no outlier. A slice of the log at a time.
+  const joint = answersAsInputs(data);
+  const everyNeighbourhood: Neighbourhoods[] = [];
+  for (let first = 0; first < data.size; first += COMPARE_SLICE) {
+    await yieldControl();
+    everyNeighbourhood.push(nearestNeighbours(joint, Int32Array.from({ length: Math.min(COMPARE_SLICE, data.size - first) }, (_, i) => first + i), NEIGHBOURS));
+  }
+  pullInHeavyTails(data, everyNeighbourhood, COMPARE_HUBER_SPREADS);
+  const columns = { ...logged, metric: data.metric };
+  await yieldControl();
+  const hoods = nearestNeighbours(data, samplePoints(data.size, COMPARE_POINTS, seededRandom(seed)), NEIGHBOURS);
+  // in outputs, half what predicts best: an estimate at each agent's own answers wants less
+  // smoothing (over a concave metric, smoothing pulls it down) more than less noise
+  const chosen = chooseBandwidths(data, hoods);
+  const bandwidths = { input: chosen.input, output: chosen.output.map((h) => h * COMPARE_OUTPUT_BANDWIDTH) };
+  return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause: yieldControl, correction: 'normalised' });
+}
+
 /** A metric value further than this many robust standard deviations from its neighbours' median is pulled in to that bound. */
 const HUBER_SPREADS = 5;
 
 /**
- * Heavy tails: each estimation point's metric value is compared with the median of its input-space
+ * Heavy tails: each of the neighbourhoods' points' metric value is compared with the median of its input-space
  * neighbours' (never itself: one wild value cannot move a median, where it would move a kernel
- * mean and with it every neighbour's prediction); values beyond ± HUBER_SPREADS × 1.4826 × the
- * median absolute residual are pulled in to that bound, in place, and the model is fitted again
- * (bandwidths too). The bound is wide, because the median ignores the answer's effect: it takes
- * out the rare huge outcome and leaves the ordinary spread, and a cliff's losses, as they are.
+ * mean and with it every neighbour's prediction); values beyond ± `spreads` × 1.4826 × the
+ * median absolute residual are pulled in to that bound, in place. The bound is wide, because the
+ * median ignores the answer's effect: it takes out the rare huge outcome and leaves the ordinary
+ * spread, and a cliff's losses, as they are. Returns how many were pulled in.
  */
-function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined): MetricEstimator {
-  const { points, k, index } = hoods;
-  const medians = Float64Array.from(points, (_, p) => {
-    const values = Array.from(index.subarray(p * k, (p + 1) * k), (j) => data.metric[j]!).sort((a, b) => a - b);
-    return values.length % 2 ? values[values.length >> 1]! : (values[(values.length >> 1) - 1]! + values[values.length >> 1]!) / 2;
-  });
+function pullInHeavyTails(data: Dataset, hoods: readonly Neighbourhoods[], spreads = HUBER_SPREADS): number {
+  const points = hoods.flatMap(({ points }) => Array.from(points));
+  const medians = hoods.flatMap(({ points, k, index }) =>
+    Array.from(points, (_, p) => {
+      const values = Array.from(index.subarray(p * k, (p + 1) * k), (j) => data.metric[j]!).sort((a, b) => a - b);
+      return values.length % 2 ? values[values.length >> 1]! : (values[(values.length >> 1) - 1]! + values[values.length >> 1]!) / 2;
+    }),
+  );
   const residuals = Array.from(points, (point, p) => data.metric[point]! - medians[p]!);
   const sorted = residuals.map(Math.abs).sort((a, b) => a - b);
-  const bound = HUBER_SPREADS * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
-  if (!(bound > 0)) return estimator;
-  let clipped = 0;
+  const bound = spreads * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
+  if (!(bound > 0)) return 0;
+  let pulled = 0;
   points.forEach((point, p) => {
     if (Math.abs(residuals[p]!) <= bound) return;
     data.metric[point] = medians[p]! + Math.sign(residuals[p]!) * bound;
-    clipped++;
+    pulled++;
   });
-  // the bandwidths too were chosen with the wild values in: choose them again
-  return clipped === 0 ? estimator : new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
+  return pulled;
+}
+
+/** The estimator again after pulling in heavy tails at its estimation points, bandwidths too (they were chosen with the wild values in). */
+function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined): MetricEstimator {
+  return pullInHeavyTails(data, [hoods]) === 0 ? estimator : new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
 }
 
 interface TableSearch {
