@@ -239,7 +239,11 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
         : `Autopilot proposes a version after every ${autopilot.proposeEvery} new ratings; ${autopilot.usedFeedback} ratings have gone into proposals so far.`;
     const decided = autopilot.trials.length;
     const adopted = autopilot.trials.filter((trial) => trial.outcome === 'adopted').length;
-    state.textContent = `The agent answers with ${latest}. ${fresh} ${decided} trial${decided === 1 ? '' : 's'} decided, ${adopted} adopted.`;
+    const gained = autopilot.gain?.metrics[metric];
+    const total = gained
+      ? ` Together, its versions rate ${number(Math.abs(gained.value))} ${gained.value >= 0 ? 'higher' : 'lower'} than ${label(autopilot.gain!.since)} (95% interval ${number(gained.low)} to ${number(gained.high)}).`
+      : '';
+    state.textContent = `The agent answers with ${latest}. ${fresh} ${decided} trial${decided === 1 ? '' : 's'} decided, ${adopted} adopted.${total}`;
 
     drawn = () => chartBox.replaceChildren(element('h3', `Mean ${metric} per version, over time`), drawChart(report, autopilot, metric, label, chartWidth()));
     drawn();

@@ -6,7 +6,7 @@ import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
-import type { AgentRecord, AutopilotRecord, TrialRecord } from '../store/records.js';
+import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { compileOrReject } from './compiled-agents.js';
 
@@ -23,6 +23,8 @@ export const WINDOW = 2000;
 export const HALF_LIFE = 500;
 /** Background checks run after this many feedback posts on an agent (and on the first after a start). */
 const CHECK_EVERY = 10;
+/** The fewest of the evaluations read that a version must have served to have its gain estimated against it. */
+const GAIN_FEWEST = 30;
 /** Fewer estimation points than POST /optimize: the search runs often, in slices, in the background. */
 const ESTIMATION_POINTS = 1000;
 /** The search yields at least this often so that requests wait at most about this long. */
@@ -87,6 +89,18 @@ function proposalEnd(log: CombinedLog, seen: number | undefined): { position: nu
   const rows = PROPOSE_EVERY * Math.floor(arrivals.length / PROPOSE_EVERY);
   return rows > 0 ? { position: arrivals[rows - 1]!, rows } : undefined;
 }
+
+/**
+ * The versions of the run of adopted trials that ends in `latest`, oldest first: the newest version
+ * no trial adopted, then each version a trial adopted over the one before, up to `latest`.
+ */
+export function adoptionsLeadingTo(trials: readonly TrialRecord[], latest: string): string[] {
+  const versions = [latest];
+  for (let trial = adoptionOf(trials, latest); trial; trial = adoptionOf(trials, trial.basedOn)) versions.unshift(trial.basedOn);
+  return versions;
+}
+
+const adoptionOf = (trials: readonly TrialRecord[], versionID: string) => trials.find((trial) => trial.outcome === 'adopted' && trial.versionID === versionID);
 
 /** Autopilot is on for an agent with `performance` unless switched off. */
 export function isOn(agent: Pick<AgentRecord, 'performance'>, state: AutopilotRecord | undefined): boolean {
@@ -240,15 +254,47 @@ export class Autopilot {
       };
       if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     }
+    const trials = [...state.trials, trial];
+    const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, agent, trials, candidate.versionID, log) : state.gain;
     // the trial's feedback is new data for the next proposal, which may follow at once
-    const { candidate: _done, ...rest } = state;
-    await this.write(userID, { ...rest, trials: [...state.trials, trial] });
+    const { candidate: _done, gain: _before, ...rest } = state;
+    await this.write(userID, { ...rest, trials, ...(gain ? { gain } : {}) });
+  }
+
+  /**
+   * What the adopted versions gained together: `latest` against the version the run of adoptions
+   * that led to it started from (or the oldest in that run that served at least GAIN_FEWEST of the
+   * newest WINDOW evaluations), estimated per metric on those evaluations, where both served
+   * (learn's compareAgents). Undefined when there is no such version or no estimate.
+   */
+  async #gainSince(userID: string, agent: AgentRecord, trials: readonly TrialRecord[], latest: string, log: CombinedLog): Promise<AutopilotGain | undefined> {
+    const first = Math.max(0, log.size - WINDOW);
+    const rows = Int32Array.from({ length: log.size - first }, (_, i) => first + i);
+    const served = new Map<string, number>();
+    for (const row of rows) {
+      const version = log.versionIDs[log.version[row]!]!;
+      served.set(version, (served.get(version) ?? 0) + 1);
+    }
+    const since = adoptionsLeadingTo(trials, latest).find((version) => version !== latest && (served.get(version) ?? 0) >= GAIN_FEWEST);
+    if (since === undefined) return undefined;
+    const [before, after] = await Promise.all([this.#store.readVersion(userID, since), this.#store.readVersion(userID, latest)]);
+    const columns = learn.rowsOf(log, rows);
+    const metrics: AutopilotGain['metrics'] = {};
+    for (const [m, name] of log.metrics.entries()) {
+      const metric = Float64Array.from(rows, (row) => log.values[row * log.metrics.length + m]!);
+      const estimate = await learn.compareAgents(before, after, { ...columns, metric });
+      if (!estimate) return undefined;
+      metrics[name] = estimate.gain;
+    }
+    return { since, versionID: latest, evaluationsUsed: rows.length, metrics, estimatedAt: timestamp() };
   }
 
   async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: CombinedLog, end: { position: number; rows: number }): Promise<void> {
     // the newest WINDOW of the evaluations whose feedback had come by `end`
     const log = learn.rowsOf(all, rowsUpTo(all, end.position).slice(-WINDOW));
-    const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position };
+    // with each proposal, the estimate of what the adopted versions gained is made again on the newer log
+    const gain = await this.#gainSince(userID, agent, state.trials, agent.latestVersion, all);
+    const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position, ...(gain ? { gain } : {}) };
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
       seed: 1,

@@ -104,6 +104,18 @@ export interface AutopilotState {
     gain?: { value: number; low: number; high: number };
     decidedAt: string;
   }>;
+  /**
+   * What autopilot's adopted versions gained together: the latest version against the version
+   * they started from, per metric (latest minus `since`, in the metric's units, 95% interval);
+   * null before the first adoption or once the latest version is not autopilot's.
+   */
+  gain: {
+    since: string;
+    versionID: string;
+    evaluationsUsed: number;
+    metrics: Record<string, { value: number; low: number; high: number }>;
+    estimatedAt: string;
+  } | null;
 }
 
 /** GET /agent/:id/performance: per version, oldest first. */

@@ -87,6 +87,24 @@ export interface AutopilotRecord {
     definition: Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
   };
   trials: TrialRecord[];
+  /** what autopilot's adopted versions gained together, estimated after each adoption (docs/LEARNING.md, "What autopilot gained") */
+  gain?: AutopilotGain;
+}
+
+/** The latest version against the version autopilot's run of adoptions started from, per metric of `performance`. */
+export interface AutopilotGain {
+  /**
+   * the version autopilot started from: the newest one no trial adopted, or, when it served too
+   * few of the evaluations read, the oldest adopted after it that served enough
+   */
+  since: string;
+  /** the latest version, when it was estimated */
+  versionID: string;
+  /** evaluations with feedback the estimate used */
+  evaluationsUsed: number;
+  /** per metric: latest minus `since`, in the metric's units, with a 95% interval */
+  metrics: Record<string, { value: number; low: number; high: number }>;
+  estimatedAt: string;
 }
 
 /** Remembers a deleted agent so its id answers 410 to its owner (404 to everybody else). */

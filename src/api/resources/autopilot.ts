@@ -31,6 +31,8 @@ async function autopilotView(context: Context) {
     usedFeedback: state.usedFeedback,
     candidate: state.candidate ? { versionID: state.candidate.versionID, basedOn: state.candidate.basedOn, since: state.candidate.since } : null,
     trials: state.trials,
+    // an estimate up to the latest version only: a person's edit or rollback since makes it history
+    gain: state.gain?.versionID === agent.latestVersion ? state.gain : null,
   };
 }
 
