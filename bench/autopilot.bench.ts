@@ -7,7 +7,7 @@
 // Then the cost of one optimisation over 100,000 logged evaluations.
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
-import { optimizeAgent, seededRandom, type LoggedEvaluation } from '../src/learn/index.js';
+import { compareAgents, optimizeAgent, seededRandom, type LoggedEvaluation } from '../src/learn/index.js';
 import type { Interval } from '../src/learn/offpolicy.js';
 import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
 import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
@@ -42,6 +42,8 @@ async function byHandPlayer(world: ArenaWorld, seed: number) {
 const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
 const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
 const estimates: Array<{ world: string; offPolicy: Interval; trial: Interval | undefined; trueGain: number }> = [];
+/** per world and seed: what autopilot says its adopted versions gained together (GET /agent/:id/autopilot's gain), and the truth */
+const totals: Array<{ world: string; seed: number; estimate: Interval; trueGain: number }> = [];
 for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name))) {
   const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
   // the bandit at its best for this world: answers per output, bonus and final answer chosen on seeds never reported
@@ -54,25 +56,27 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     // every adopted version's off-policy estimated gain against its true gain
     const { body: report } = await auto.call('GET', `agent/${auto.agentID}/performance`);
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
+    // the expected metric of a version's plain answers on 500 situations, in the world as it was after `evaluations`
+    const truth = async (id: string, evaluations: number) => {
+      const { body } = await auto.call('GET', `version/${id}`);
+      const compiled = compileAgent(body);
+      const random = seededRandom(seed + 77);
+      let sum = 0;
+      for (let i = 0; i < 500; i++) {
+        const situation = world.situation(random);
+        sum += world.expected(situation, evaluate(compiled, situation).crisp, Math.min(1, evaluations / EVALUATIONS));
+      }
+      return sum / 500;
+    };
     for (const trial of state.trials.filter((t: { outcome: string }) => t.outcome === 'adopted')) {
       const version = report.versions.find((v: { id: string }) => v.id === trial.versionID);
       const gain = version?.evidence?.offPolicy?.gain as Interval | undefined;
       if (gain === undefined) continue;
       // in the world as it was when the proposal was made: after evaluationsUsed evaluations (the window is never full here)
-      const progress = Math.min(1, (version.evidence.evaluationsUsed as number) / EVALUATIONS);
-      const truth = async (id: string) => {
-        const { body } = await auto.call('GET', `version/${id}`);
-        const compiled = compileAgent(body);
-        const random = seededRandom(seed + 77);
-        let sum = 0;
-        for (let i = 0; i < 500; i++) {
-          const situation = world.situation(random);
-          sum += world.expected(situation, evaluate(compiled, situation).crisp, progress);
-        }
-        return sum / 500;
-      };
-      estimates.push({ world: world.name, offPolicy: gain, trial: trial.gain, trueGain: (await truth(trial.versionID)) - (await truth(trial.basedOn)) });
+      const used = version.evidence.evaluationsUsed as number;
+      estimates.push({ world: world.name, offPolicy: gain, trial: trial.gain, trueGain: (await truth(trial.versionID, used)) - (await truth(trial.basedOn, used)) });
     }
+    if (state.gain) totals.push({ world: world.name, seed, estimate: state.gain.metrics[world.metric], trueGain: (await truth(state.gain.versionID, EVALUATIONS)) - (await truth(state.gain.since, EVALUATIONS)) });
     await auto.close();
     const hand = await byHandPlayer(world, seed);
     results['by hand']!.push(await play(world, hand, EVALUATIONS, seed));
@@ -124,6 +128,15 @@ console.log(
     ` its 95% interval covers the true gain: off-policy ${covers((e) => e.offPolicy)}, trial ${covers((e) => e.trial)};` +
     ` of the ${large.length} with a true gain ≥ 3, within ±30%: off-policy ${large.filter((e) => Math.abs(e.offPolicy.value / e.trueGain - 1) <= 0.3).length}, trial ${large.filter((e) => Math.abs(e.trial!.value / e.trueGain - 1) <= 0.3).length}`,
 );
+const totalWithin = totals.filter((t) => Math.abs(t.estimate.value / t.trueGain - 1) <= 0.3);
+for (const { world, seed, estimate, trueGain } of totals) {
+  console.log(`autopilot's gain (${world}, seed ${seed}): true ${trueGain.toFixed(2)}; estimated ${estimate.value.toFixed(2)} [${estimate.low.toFixed(2)}, ${estimate.high.toFixed(2)}] (${((estimate.value / trueGain - 1) * 100).toFixed(0)}%)`);
+}
+console.log(
+  `what autopilot gained, latest version against the one it started from (GET /agent/:id/autopilot's gain), of ${totals.length} runs: within ±30% of the true gain ${totalWithin.length}` +
+    ` (${[...new Set(totals.map((t) => t.world))].map((world) => `${world} ${totalWithin.filter((t) => t.world === world).length}/${totals.filter((t) => t.world === world).length}`).join(', ')});` +
+    ` its 95% interval covers the true gain ${totals.filter((t) => t.estimate.low <= t.trueGain && t.trueGain <= t.estimate.high).length}`,
+);
 
 // Cost: one proposal over 100,000 logged evaluations, in memory (autopilot reads its WINDOW of the newest).
 const world = worlds[0]!;
@@ -148,3 +161,20 @@ console.log(
   `\noptimiseAgent over 100,000 logged evaluations (all of them as neighbours, 1,000 estimation points): ${seconds.toFixed(2)} s,` +
     ` heap growth ${((peak - heapBefore) / 2 ** 20).toFixed(0)} MB (the log itself, as objects: ${(heapBefore / 2 ** 20).toFixed(0)} MB in use before); ${result.status}`,
 );
+
+// What autopilot gained: one compareAgents over a full window (2,000 evaluations), and its longest slice between yields.
+{
+  let last = performance.now();
+  let longest = 0;
+  const yieldControl = async () => {
+    longest = Math.max(longest, performance.now() - last);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    last = performance.now();
+  };
+  const window = log.slice(-2000);
+  const better = { ...world.agent, outputs: { price: { low: [0.6, 0.9, 1.2], medium: [1.2, 1.5, 1.8], high: [1.9, 2.2, 2.5] } } };
+  const began = performance.now();
+  await compareAgents(world.agent, better, window, { yieldControl });
+  longest = Math.max(longest, performance.now() - last);
+  console.log(`compareAgents over 2,000 logged evaluations (autopilot's gain): ${(performance.now() - began).toFixed(0)} ms in all, the longest slice between yields ${longest.toFixed(0)} ms`);
+}
