@@ -296,7 +296,7 @@ describe('the demo as a person sees it', () => {
     await panel.getByLabel('Autopilot on').uncheck();
     await expect.poll(() => status.textContent()).toBe('Autopilot is off.');
     await expect.poll(() => panel.locator('.autopilot-state').textContent()).toMatch(
-      /Autopilot is off: answers are the agent’s own, unvaried\. \d+ trials? decided, [1-9]\d* adopted\. Together, its versions rate \S+ (higher|lower) than v1 \(95% interval \S+ to \S+\)\./,
+      /Autopilot is off: answers are the agent’s own, unvaried\. \d+ trials? decided, [1-9]\d* adopted\. Together, its versions rate \S+ (higher|lower) than v\d+ \(95% interval \S+ to \S+\)\./,
     );
 
     const report = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string }> };
