@@ -252,10 +252,11 @@ export class Autopilot {
         gain: measuredGain(currentArm.relative, triedArm.relative),
         decidedAt,
       };
-      if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     }
     const trials = [...state.trials, trial];
+    // estimated before the promotion: a step that fails here has changed nothing and is tried again
     const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, agent, trials, candidate.versionID, log) : state.gain;
+    if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     // the trial's feedback is new data for the next proposal, which may follow at once
     const { candidate: _done, gain: _before, ...rest } = state;
     await this.write(userID, { ...rest, trials, ...(gain ? { gain } : {}) });
