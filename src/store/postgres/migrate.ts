@@ -11,7 +11,11 @@ const MIGRATION_LOCK = 7_141_993;
  * is still missing. `target` is for tests that write an older schema. Refuses a database that a newer fuzzbox has migrated further.
  */
 export async function migrate(db: SqlDatabase, target = migrations.length): Promise<number> {
-  await db.query(`CREATE TABLE IF NOT EXISTS fuzzbox_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+  // under the lock too: two CREATE TABLE IF NOT EXISTS at once can both create the table's type, and one fails
+  await db.transaction(async (sql) => {
+    await sql.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await sql.query(`CREATE TABLE IF NOT EXISTS fuzzbox_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+  });
   let applied = 0;
   for (;;) {
     const done = await db.transaction(async (sql) => {
