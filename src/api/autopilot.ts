@@ -219,8 +219,7 @@ export class Autopilot {
     const since = Date.parse(candidate.since);
     const fresh = candidate.seen === undefined ? rowsAfter(log, undefined).filter((row) => log.createdAt[row]! >= since) : rowsAfter(log, candidate.seen);
     const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-    const compiled = compileOrReject(agent);
-    const adjusted = learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, fresh), compiled.inputs, compiled.outputs);
+    const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, fresh), agent);
     const arms = (versionID: string) => {
       const version = log.versionIDs.indexOf(versionID);
       const raw: number[] = [];

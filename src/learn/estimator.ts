@@ -93,9 +93,10 @@ export class MetricEstimator {
   /**
    * The estimated metric at each point, for `outputs` (points × outputs, shares of range, NaN =
    * none); with `only`, at those points (indices into the neighbourhoods' points) only, `outputs`
-   * then holding one row per index of `only`.
+   * then holding one row per index of `only`. `slopes`, when given, receives the fitted line's
+   * slopes β_o at each point (metric per share of output o's range), one row per point.
    */
-  estimateEach(outputs: Float64Array, only?: Int32Array): Float64Array {
+  estimateEach(outputs: Float64Array, only?: Int32Array, slopes?: Float64Array): Float64Array {
     const { k, index } = this.#hoods;
     const outputCount = this.#outputFactor.length;
     const returned = this.#data.returned;
@@ -143,6 +144,7 @@ export class MetricEstimator {
         }
       }
       estimates[row] = interceptOf(normal, right, dims, this.#ridge, solution);
+      if (slopes) for (let o = 0; o < outputCount; o++) slopes[row * outputCount + o] = solution[o + 1]!;
     }
     return estimates;
   }

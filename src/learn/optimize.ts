@@ -95,8 +95,14 @@ const COMPARE_OUTPUT_BANDWIDTH = 0.5;
  * deviation: smaller gains are within what the log's noise can fake, and chasing them only fits it.
  */
 const MIN_GAIN = 0.002;
+/**
+ * The table search's MIN_GAIN, lower: a table proposal is tried on fresh feedback before it is
+ * adopted (autopilot's trial), which catches what the log's noise faked, while a cell's real gain
+ * is counted over all points though its rule reaches a tenth of them (docs/LEARNING.md, "Trying a proposal").
+ */
+const TABLE_MIN_GAIN = 0.0005;
 
-const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+export const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The fewest evaluations with feedback the method needs: enough to outnumber what it tunes. */
 function evaluationsNeeded(moveCount: number): number {
@@ -152,14 +158,13 @@ export async function optimizeAgent(
   /** Out of sample, when the log carries densities: the doubly robust estimate of `proposal` against the agent given. */
   const offPolicyOf = (proposal: AgentDefinition): Promise<OffPolicyEstimate | undefined> =>
     doublyRobust(definition, proposal, { columns, data, bandwidths: estimator.bandwidths, seed, metricScale, pause: yieldControl });
-  const threshold = MIN_GAIN * standardDeviation(data.metric);
   if (layout) {
     const table = await searchTable(definition, layout, {
       data,
       points,
       estimator,
       pointInputs,
-      threshold,
+      threshold: TABLE_MIN_GAIN * standardDeviation(data.metric),
       sign,
       random,
       budget,
@@ -180,6 +185,7 @@ export async function optimizeAgent(
     const offPolicy = await offPolicyOf(table.definition);
     return { status: 'optimized', definition: table.definition, evaluationsUsed: data.size, before: estimator.estimate(initialOutputs) * metricScale, after, changes: table.changes, ...(offPolicy ? { offPolicy } : {}) };
   }
+  const threshold = MIN_GAIN * standardDeviation(data.metric);
   let best = tuning.initial;
   let bestScore = sign * estimator.estimate(initialOutputs);
   const before = sign * bestScore * metricScale;
@@ -501,7 +507,7 @@ function samplePoints(size: number, most: number, random: () => number): Int32Ar
 }
 
 /** What the agent answers at each input, as shares of the output ranges; undefined if it does not compile. */
-function outputsAt(definition: AgentDefinition, inputs: readonly Inputs[], data: Dataset): Float64Array | undefined {
+export function outputsAt(definition: AgentDefinition, inputs: readonly Inputs[], data: Dataset): Float64Array | undefined {
   let compiled;
   try {
     compiled = compileAgent(definition);

@@ -40,6 +40,17 @@ export function explorationDensity(crisp: Outputs, returned: Outputs, outputs: O
   return density;
 }
 
+/**
+ * How far, on average, autopilot's draw moves an answer at `centre` (a share of the output's range),
+ * in shares of the range: 0 in the middle, towards the middle near an end, where the draw is cut off.
+ */
+export function averageDraw(centre: number): number {
+  const [a, b] = [-centre / AUTOPILOT_SCALE, (1 - centre) / AUTOPILOT_SCALE];
+  const mass = normalCdf(b) - normalCdf(a);
+  const gaussian = (z: number) => Math.exp(-0.5 * z * z) / SQRT_2PI;
+  return mass > 0 ? (AUTOPILOT_SCALE * (gaussian(a) - gaussian(b))) / mass : 0;
+}
+
 /** One draw of the autopilot's exploration, and the density it was drawn with. */
 export function exploreTruncated(crisp: Outputs, outputs: OutputRanges, scale: number, random: Random): { returned: Outputs; density: number } {
   const returned: Outputs = {};

@@ -1,8 +1,11 @@
-import { datasetOf, type LoggedEvaluation, type VariableRanges } from './dataset.js';
+import { compileAgent } from '../engine/index.js';
+import type { AgentDefinition } from '../engine/types.js';
+import { datasetOf, type LoggedEvaluation } from './dataset.js';
+import { chooseBandwidths, MetricEstimator } from './estimator.js';
 import { nearestNeighbours } from './neighbours.js';
 import type { Interval } from './offpolicy.js';
-import { normalCdf } from './policy.js';
-import type { Goal } from './optimize.js';
+import { averageDraw, normalCdf } from './policy.js';
+import { nextMacrotask, outputsAt, type Goal } from './optimize.js';
 import { Moments, type MeanInterval } from './statistics.js';
 
 /**
@@ -14,7 +17,7 @@ import { Moments, type MeanInterval } from './statistics.js';
  */
 export const TRIAL_LOOKS = [20, 40] as const;
 /** The family-wise level of the trial: each look tests at TRIAL_LEVEL / TRIAL_LOOKS.length (Bonferroni). */
-export const TRIAL_LEVEL = 0.1;
+export const TRIAL_LEVEL = 0.2;
 /** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
 const WINSOR = 0.025;
 
@@ -88,26 +91,54 @@ export function measuredGain(current: ArrayLike<number>, candidate: ArrayLike<nu
   return { value, low: value - half, high: value + half };
 }
 
-/** Neighbours in input space that make a trial value's baseline. */
-const BASELINE_NEIGHBOURS = 32;
+/** Neighbours in input space of each trial value's baseline, from the evaluations before the trial. */
+const BASELINE_NEIGHBOURS = 64;
+/** Evaluations before the trial at which the baseline's bandwidths are chosen (more only slows it). */
+const BASELINE_POINTS = 150;
 
 /**
- * Each trial value minus what evaluations logged *before* the trial earned in the same situation
- * (the mean metric of its BASELINE_NEIGHBOURS nearest earlier evaluations in input space, inputs
- * clamped to their ranges). The baseline is fixed before the trial and blind to which arm served
- * the value, so the difference between the arms' means is unchanged in expectation, while most of
- * the spread that comes from the situations (a hot day sells more whatever the price) is gone: the
- * same test decides with far fewer values.
+ * Each trial value relative to its situation and to autopilot's draw: minus what `current` (the
+ * version on trial against) is estimated to earn in that situation, and minus the estimated effect
+ * of how far the exploration's draw moved the answer. Both come from the evaluations logged
+ * *before* the trial: MetricEstimator's local-linear estimate at `current`'s answer, and its slope
+ * times the draw's move less the move such a draw makes on average (not 0 near the end of a range,
+ * where the truncated draw is cut off on one side). Both are fixed before the trial and blind to
+ * which arm served the value, so the difference between the arms' means is unchanged in
+ * expectation, while most of the spread that comes from the situations (a hot day sells more
+ * whatever the price) and from exploring is gone: the same test decides with far fewer values.
+ * Yields once, between its two steps.
  */
-export function situationAdjusted(before: readonly LoggedEvaluation[], trial: readonly LoggedEvaluation[], inputs: VariableRanges, outputs: VariableRanges): Float64Array {
+export async function situationAdjusted(
+  before: readonly LoggedEvaluation[],
+  trial: readonly LoggedEvaluation[],
+  current: AgentDefinition,
+  pause: () => Promise<void> = nextMacrotask,
+): Promise<Float64Array> {
   if (before.length === 0) return Float64Array.from(trial, ({ metric }) => metric);
-  const data = datasetOf([...before, ...trial], inputs, outputs);
+  const compiled = compileAgent(current);
+  const data = datasetOf([...before, ...trial], compiled.inputs, compiled.outputs);
   const pool = Int32Array.from(before, (_, i) => i);
+  const sampled = Math.min(BASELINE_POINTS, before.length);
+  const sample = Int32Array.from({ length: sampled }, (_, i) => Math.floor((i * before.length) / sampled));
+  const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, BASELINE_NEIGHBOURS, pool));
+  // two steps of about 20 ms each (bench/autopilot.bench.ts): requests may run between them
+  await pause();
   const points = Int32Array.from(trial, (_, i) => before.length + i);
-  const { k, index } = nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool);
-  return Float64Array.from(trial, ({ metric }, p) => {
-    let sum = 0;
-    for (let n = p * k; n < (p + 1) * k; n++) sum += data.metric[index[n]!]!;
-    return metric - sum / k;
+  const estimator = new MetricEstimator(data, nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool), bandwidths);
+  const outputs = Object.entries(compiled.outputs);
+  const slopes = new Float64Array(trial.length * outputs.length);
+  const baseline = estimator.estimateEach(outputsAt(current, trial.map(({ input }) => input), data)!, undefined, slopes);
+  return Float64Array.from(trial, ({ metric, crisp, returned, density }, p) => {
+    let drawEffect = 0;
+    // only autopilot's draws are known (policy.ts); an app's own exploring is left in
+    if (density !== undefined && density > 0 && returned) {
+      outputs.forEach(([name, { range }], o) => {
+        const width = range[1] - range[0];
+        const [answer, drawn] = [crisp[name], returned[name]];
+        if (!(width > 0) || answer === undefined || drawn === undefined) return;
+        drawEffect += slopes[p * outputs.length + o]! * ((drawn - answer) / width - averageDraw((answer - range[0]) / width));
+      });
+    }
+    return metric - baseline[p]! - drawEffect;
   });
 }
