@@ -7,7 +7,7 @@
 // Then the cost of one optimisation over 100,000 logged evaluations.
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
-import { compareAgents, optimizeAgent, seededRandom, type LoggedEvaluation } from '../src/learn/index.js';
+import { compareAgents, optimizeAgent, seededRandom, situationAdjusted, type LoggedEvaluation } from '../src/learn/index.js';
 import type { Interval } from '../src/learn/offpolicy.js';
 import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
 import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
@@ -177,4 +177,18 @@ console.log(
   await compareAgents(world.agent, better, window, { yieldControl });
   longest = Math.max(longest, performance.now() - last);
   console.log(`compareAgents over 2,000 logged evaluations (autopilot's gain): ${(performance.now() - began).toFixed(0)} ms in all, the longest slice between yields ${longest.toFixed(0)} ms`);
+}
+
+// Deciding a trial: its values relative to the situation and the draw (2,000 evaluations before it, 200 in it), and its longest step.
+{
+  let last = performance.now();
+  let longest = 0;
+  const began = performance.now();
+  await situationAdjusted(log.slice(-2200, -200), log.slice(-200), world.agent, async () => {
+    longest = Math.max(longest, performance.now() - last);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    last = performance.now();
+  });
+  longest = Math.max(longest, performance.now() - last);
+  console.log(`a trial's values relative to the situation and the draw (2,000 before, 200 in it): ${(performance.now() - began).toFixed(0)} ms in all, the longest step ${longest.toFixed(0)} ms`);
 }

@@ -121,7 +121,7 @@ export async function situationAdjusted(
   const sampled = Math.min(BASELINE_POINTS, before.length);
   const sample = Int32Array.from({ length: sampled }, (_, i) => Math.floor((i * before.length) / sampled));
   const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, BASELINE_NEIGHBOURS, pool));
-  // two steps of about 20 ms each (bench/autopilot.bench.ts): requests may run between them
+  // two steps of about 10–15 ms each (bench/autopilot.bench.ts): requests may run between them
   await pause();
   const points = Int32Array.from(trial, (_, i) => before.length + i);
   const estimator = new MetricEstimator(data, nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool), bandwidths);
