@@ -4,7 +4,7 @@
 // and the trial's values taken relative to the situation.
 import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate, parseRule, printRule } from '../../src/engine/index.js';
-import type { AgentDefinition, Inputs, Outputs } from '../../src/engine/types.js';
+import type { AgentDefinition, Inputs, Outputs, SetDefinition } from '../../src/engine/types.js';
 import { cellLayout, cellsPerInput, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
 import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints } from '../../src/learn/estimator.js';
@@ -127,8 +127,6 @@ describe('trial values relative to the situation', () => {
     const before = Array.from({ length: 2000 }, () => entry(0));
     const trial = Array.from({ length: 400 }, (_, i) => entry(i % 2 ? 1 : 0));
     const adjusted = await situationAdjusted(before, trial, cliff.agent);
-    const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
-    const sd = (values: number[]) => Math.sqrt(mean(values.map((v) => (v - mean(values)) ** 2)));
     const arm = (values: ArrayLike<number>, parity: number) => Array.from(values).filter((_, i) => i % 2 === parity);
     const raw = trial.map(({ metric }) => metric);
     expect(mean(arm(adjusted, 1)) - mean(arm(adjusted, 0))).toBeCloseTo(1, 0);
@@ -148,65 +146,56 @@ describe('trial values relative to the situation', () => {
   it('also lose the spread of the exploration draws', async () => {
     // the two-output world: the candidate answers ice near the top of its range where it is hot and cold, the current version ice 4
     const world = worlds.find(({ name }) => name === 'two outputs')!;
-    const current = world.agent;
-    const candidate = { ...current, outputs: { ...current.outputs, ice: { ...current.outputs.ice, some: [9.5, 9.8, 10] } } };
-    const [compiledCurrent, compiledCandidate] = [compileAgent(current), compileAgent(candidate)];
-    const random = seededRandom(8);
-    const served = (compiled: ReturnType<typeof compileAgent>, input: Inputs, draws: Random): LoggedEvaluation & { expected: number } => {
-      const { crisp } = evaluate(compiled, input);
-      const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, draws);
-      const expected = world.expected(input, returned, 1);
-      return { input, crisp, returned, density, metric: expected + world.noise(draws), expected };
-    };
-    const situation = () => world.situation(random);
-    const before = Array.from({ length: 2000 }, () => served(compiledCurrent, situation(), random));
-    const trial = Array.from({ length: 4000 }, (_, i) => served(i % 2 ? compiledCandidate : compiledCurrent, situation(), random));
-    const adjusted = await situationAdjusted(before, trial, current);
-    const arm = (values: ArrayLike<number>, parity: number) => Array.from(values).filter((_, i) => i % 2 === parity);
-    const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
-    const sd = (values: number[]) => Math.sqrt(mean(values.map((v) => (v - mean(values)) ** 2)));
-    // the true gain when both are explored, from the world's rule over fresh situations and draws
-    const truthRandom = seededRandom(9);
-    let trueGain = 0;
-    for (let i = 0; i < 40_000; i++) {
-      const input = world.situation(truthRandom);
-      trueGain += (served(compiledCandidate, input, truthRandom).expected - served(compiledCurrent, input, truthRandom).expected) / 40_000;
-    }
-    const measured = measuredGain(arm(adjusted, 0), arm(adjusted, 1));
+    const { trial, adjusted, measured, trueGain } = await iceTrial([9.5, 9.8, 10], (input, returned) => world.expected(input, returned, 1), world.noise, 4000, 8);
     expect(measured.low).toBeLessThan(trueGain);
     expect(measured.high).toBeGreaterThan(trueGain);
     // within the world's noise (sd 3) and a little more: the situations' and the draws' spread are gone
-    const raw = trial.map(({ metric }) => metric);
-    expect(sd(arm(raw, 0))).toBeGreaterThan(15);
-    expect(sd(arm(adjusted, 0))).toBeLessThan(4);
+    expect(sd(currentArm(trial.map(({ metric }) => metric)))).toBeGreaterThan(15);
+    expect(sd(currentArm(adjusted))).toBeLessThan(4);
   });
 
   it('favour neither arm where one answers at the end of a range, and its draws, cut off there, move the answer on average', async () => {
     // noise-free and linear in ice: the adjusted arms differ by exactly what the draws returned
-    const world = worlds.find(({ name }) => name === 'two outputs')!;
-    const current = world.agent;
-    const candidate = { ...current, outputs: { ...current.outputs, ice: { ...current.outputs.ice, some: [9.9, 10, 10] } } };
-    const [compiledCurrent, compiledCandidate] = [compileAgent(current), compileAgent(candidate)];
-    const random = seededRandom(10);
-    const served = (compiled: ReturnType<typeof compileAgent>, input: Inputs, draws: Random): LoggedEvaluation => {
-      const { crisp } = evaluate(compiled, input);
-      const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, draws);
-      return { input, crisp, returned, density, metric: 4 * input.temperature! + 10 * returned.ice! };
-    };
-    const before = Array.from({ length: 2000 }, () => served(compiledCurrent, world.situation(random), random));
-    const trial = Array.from({ length: 2000 }, (_, i) => served(i % 2 ? compiledCandidate : compiledCurrent, world.situation(random), random));
-    const adjusted = await situationAdjusted(before, trial, current);
-    const arm = (values: ArrayLike<number>, parity: number) => Array.from(values).filter((_, i) => i % 2 === parity);
-    const truthRandom = seededRandom(11);
-    let trueGain = 0;
-    for (let i = 0; i < 40_000; i++) {
-      const input = world.situation(truthRandom);
-      trueGain += (served(compiledCandidate, input, truthRandom).metric - served(compiledCurrent, input, truthRandom).metric) / 40_000;
-    }
-    const measured = measuredGain(arm(adjusted, 0), arm(adjusted, 1));
+    const { measured, trueGain } = await iceTrial([9.9, 10, 10], (input, returned) => 4 * input.temperature! + 10 * returned.ice!, () => 0, 2000, 10);
     // without the draws' average under the cut-off, the candidate would gain 2.4 more than it does
     expect(measured.low).toBeLessThan(trueGain);
     expect(measured.high).toBeGreaterThan(trueGain);
     expect(measured.high - measured.low).toBeLessThan(0.5);
   });
 });
+
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+const sd = (values: number[]) => Math.sqrt(mean(values.map((v) => (v - mean(values)) ** 2)));
+/** The values of the arm served by the current version: the even ones. */
+const currentArm = (values: ArrayLike<number>) => Array.from(values).filter((_, i) => i % 2 === 0);
+
+/**
+ * A trial in the two-output world, both arms explored by autopilot's draw: its starting agent
+ * (ice 4) against one whose ice set is `ice`, taking turns, after 2,000 evaluations of the starting
+ * agent; `expected` is the metric without `noise`. The true gain: `expected`'s difference over 40,000
+ * fresh situations and draws.
+ */
+async function iceTrial(ice: SetDefinition, expected: (input: Inputs, returned: Outputs) => number, noise: (random: Random) => number, size: number, seed: number) {
+  const world = worlds.find(({ name }) => name === 'two outputs')!;
+  const current = world.agent;
+  const candidate = { ...current, outputs: { ...current.outputs, ice: { ...current.outputs.ice, some: ice } } };
+  const [compiledCurrent, compiledCandidate] = [compileAgent(current), compileAgent(candidate)];
+  const served = (compiled: ReturnType<typeof compileAgent>, input: Inputs, random: Random) => {
+    const { crisp } = evaluate(compiled, input);
+    const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+    const value = expected(input, returned);
+    return { input, crisp, returned, density, metric: value + noise(random), expected: value };
+  };
+  const random = seededRandom(seed);
+  const before = Array.from({ length: 2000 }, () => served(compiledCurrent, world.situation(random), random));
+  const trial = Array.from({ length: size }, (_, i) => served(i % 2 ? compiledCandidate : compiledCurrent, world.situation(random), random));
+  const adjusted = await situationAdjusted(before, trial, current);
+  const truthRandom = seededRandom(seed + 1);
+  let trueGain = 0;
+  for (let i = 0; i < 40_000; i++) {
+    const input = world.situation(truthRandom);
+    trueGain += (served(compiledCandidate, input, truthRandom).expected - served(compiledCurrent, input, truthRandom).expected) / 40_000;
+  }
+  const candidateArm = Array.from(adjusted).filter((_, i) => i % 2 === 1);
+  return { trial, adjusted, measured: measuredGain(currentArm(adjusted), candidateArm), trueGain };
+}
