@@ -218,28 +218,25 @@ export class Autopilot {
     // `seen` still go by time.)
     const since = Date.parse(candidate.since);
     const fresh = candidate.seen === undefined ? rowsAfter(log, undefined).filter((row) => log.createdAt[row]! >= since) : rowsAfter(log, candidate.seen);
-    const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-    const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, fresh), agent);
-    const arms = (versionID: string) => {
+    // Only evaluations autopilot answered (each with its draw's density) were shared out between
+    // the arms at random; an app that explores itself (?explore=) is always answered by the latest.
+    const randomised = fresh.filter((row) => log.density[row]! > 0);
+    const servedBy = (versionID: string) => {
       const version = log.versionIDs.indexOf(versionID);
-      const raw: number[] = [];
-      const relative: number[] = [];
-      fresh.forEach((row, i) => {
-        if (log.version[row] !== version) return;
-        raw.push(log.metric[row]!);
-        relative.push(adjusted[i]!);
-      });
-      return { raw, relative };
+      return randomised.flatMap((row, i) => (log.version[row] === version ? [i] : []));
     };
-    const currentArm = arms(candidate.basedOn);
-    const triedArm = arms(candidate.versionID);
-    const [current, tried] = [currentArm.raw, triedArm.raw];
+    const [currentRows, triedRows] = [servedBy(candidate.basedOn), servedBy(candidate.versionID)];
+    const metricOf = (i: number) => log.metric[randomised[i]!]!;
+    const [current, tried] = [currentRows.map(metricOf), triedRows.map(metricOf)];
     const decidedAt = timestamp();
     let trial: TrialRecord;
     if (agent.latestVersion !== candidate.basedOn) {
       trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
     } else {
-      const decision = decideTrial(currentArm.relative, triedArm.relative, 'maximize');
+      const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
+      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent);
+      const [currentRelative, triedRelative] = [currentRows.map((i) => adjusted[i]!), triedRows.map((i) => adjusted[i]!)];
+      const decision = decideTrial(currentRelative, triedRelative, 'maximize');
       if (decision.verdict === 'continue') return;
       trial = {
         versionID: candidate.versionID,
@@ -248,7 +245,7 @@ export class Autopilot {
         pValue: decision.pValue,
         current: summarise(current),
         candidate: summarise(tried),
-        gain: measuredGain(currentArm.relative, triedArm.relative),
+        gain: measuredGain(currentRelative, triedRelative),
         decidedAt,
       };
     }

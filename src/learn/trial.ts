@@ -114,13 +114,15 @@ export async function situationAdjusted(
   current: AgentDefinition,
   pause: () => Promise<void> = nextMacrotask,
 ): Promise<Float64Array> {
-  if (before.length === 0) return Float64Array.from(trial, ({ metric }) => metric);
+  // a baseline needs neighbours other than the evaluation itself
+  if (before.length < 2) return Float64Array.from(trial, ({ metric }) => metric);
   const compiled = compileAgent(current);
   const data = datasetOf([...before, ...trial], compiled.inputs, compiled.outputs);
   const pool = Int32Array.from(before, (_, i) => i);
   const sampled = Math.min(BASELINE_POINTS, before.length);
   const sample = Int32Array.from({ length: sampled }, (_, i) => Math.floor((i * before.length) / sampled));
-  const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, BASELINE_NEIGHBOURS, pool));
+  // the sample lies in the pool, and a point is never its own neighbour
+  const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, Math.min(BASELINE_NEIGHBOURS, before.length - 1), pool));
   // two steps of about 10–15 ms each (bench/autopilot.bench.ts): requests may run between them
   await pause();
   const points = Int32Array.from(trial, (_, i) => before.length + i);
@@ -130,7 +132,7 @@ export async function situationAdjusted(
   const baseline = estimator.estimateEach(outputsAt(current, trial.map(({ input }) => input), data)!, undefined, slopes);
   return Float64Array.from(trial, ({ metric, crisp, returned, density }, p) => {
     let drawEffect = 0;
-    // only autopilot's draws are known (policy.ts); an app's own exploring is left in
+    // only autopilot's draws are known (policy.ts)
     if (density !== undefined && density > 0 && returned) {
       outputs.forEach(([name, { range }], o) => {
         const width = range[1] - range[0];

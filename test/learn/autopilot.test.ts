@@ -155,13 +155,19 @@ describe('repeatable', () => {
   }, 120_000);
 });
 
+/** A world's autopilot player after `count` evaluations of `seed`, its background work done, with its autopilot state. */
+async function playedAutopilot(name: string, seed: number, count: number) {
+  const world = worlds.find((w) => w.name === name)!;
+  const player = await autopilotPlayer(world, seed);
+  await play(world, player, count, seed);
+  await player.service.idle();
+  const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+  return { world, player, state };
+}
+
 describe('versions, performance and rollback', () => {
   it('records each version\'s origin and evidence, its performance, and rolls back to any version', async () => {
-    const world = worlds.find((w) => w.name === 'two outputs')!;
-    const player = await autopilotPlayer(world, 1);
-    await play(world, player, 700, 1);
-    await player.service.idle();
-    const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    const { world, player, state } = await playedAutopilot('two outputs', 1, 700);
     expect(state.trials.length).toBeGreaterThanOrEqual(1);
     const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted').at(-1);
     expect(adopted.pValue).toBeLessThan(TRIAL_LEVEL / TRIAL_LOOKS.length);
@@ -198,6 +204,26 @@ describe('versions, performance and rollback', () => {
     expect((await player.call('GET', `agent/${player.agentID}`)).body.latestVersion).toBe(rolled.body.latestVersion);
     // a version autopilot did not adopt is the latest: its estimate of what it gained is history
     expect((await player.call('GET', `agent/${player.agentID}/autopilot`)).body.gain).toBeNull();
+    await player.close();
+  }, 120_000);
+
+  it('tries a candidate only on the evaluations it shared out: an app exploring itself meanwhile does not count', async () => {
+    const { world, player, state: before } = await playedAutopilot('cliff', 4, 190);
+    expect(before.candidate).not.toBeNull();
+    // the app explores on its own (always answered by the latest version) and posts ruinous profits
+    for (let i = 0; i < 40; i++) {
+      const { headers } = await player.call('POST', `agent/${player.agentID}?explore=0.3`, { temperature: 10 + (30 * i) / 40 });
+      await player.call('POST', `evaluation/${headers.get('X-Evaluation-ID')}/feedback`, { profit: -1000 });
+    }
+    await play(world, player, 400, 6);
+    await player.service.idle();
+    const { body: after } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    expect(after.trials.length).toBeGreaterThan(before.trials.length + 1);
+    // every trial since holds autopilot's own answers only: no −1000 in either arm (a cliff's worst is about −16)
+    for (const trial of after.trials.slice(before.trials.length).filter((t: { outcome: string }) => t.outcome !== 'abandoned')) {
+      expect(trial.current.low, JSON.stringify(trial.current)).toBeGreaterThan(-50);
+      expect(trial.candidate.low, JSON.stringify(trial.candidate)).toBeGreaterThan(-50);
+    }
     await player.close();
   }, 120_000);
 
