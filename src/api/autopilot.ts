@@ -250,8 +250,7 @@ export class Autopilot {
       };
     }
     const trials = [...state.trials, trial];
-    // estimated before the promotion: a step that fails here has changed nothing and is tried again
-    const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, agent, trials, candidate.versionID, log) : state.gain;
+    const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, trials, candidate.versionID, log) : state.gain;
     if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     // the trial's feedback is new data for the next proposal, which may follow at once
     const { candidate: _done, gain: _before, ...rest } = state;
@@ -264,7 +263,7 @@ export class Autopilot {
    * newest WINDOW evaluations), estimated per metric on those evaluations, where both served
    * (learn's compareAgents). Undefined when there is no such version or no estimate.
    */
-  async #gainSince(userID: string, agent: AgentRecord, trials: readonly TrialRecord[], latest: string, log: CombinedLog): Promise<AutopilotGain | undefined> {
+  async #gainSince(userID: string, trials: readonly TrialRecord[], latest: string, log: CombinedLog): Promise<AutopilotGain | undefined> {
     const first = Math.max(0, log.size - WINDOW);
     const rows = Int32Array.from({ length: log.size - first }, (_, i) => first + i);
     const served = new Map<string, number>();
@@ -274,23 +273,29 @@ export class Autopilot {
     }
     const since = adoptionsLeadingTo(trials, latest).find((version) => version !== latest && (served.get(version) ?? 0) >= GAIN_FEWEST);
     if (since === undefined) return undefined;
-    const [before, after] = await Promise.all([this.#store.readVersion(userID, since), this.#store.readVersion(userID, latest)]);
-    const columns = learn.rowsOf(log, rows);
-    const metrics: AutopilotGain['metrics'] = {};
-    for (const [m, name] of log.metrics.entries()) {
-      const metric = Float64Array.from(rows, (row) => log.values[row * log.metrics.length + m]!);
-      const estimate = await learn.compareAgents(before, after, { ...columns, metric });
-      if (!estimate) return undefined;
-      metrics[name] = estimate.gain;
+    // the gain is a report: if it cannot be made, the trial is still decided and the proposal still made
+    try {
+      const [before, after] = await Promise.all([this.#store.readVersion(userID, since), this.#store.readVersion(userID, latest)]);
+      const columns = learn.rowsOf(log, rows);
+      const metrics: AutopilotGain['metrics'] = {};
+      for (const [m, name] of log.metrics.entries()) {
+        const metric = Float64Array.from(rows, (row) => log.values[row * log.metrics.length + m]!);
+        const estimate = await learn.compareAgents(before, after, { ...columns, metric });
+        if (!estimate) return undefined;
+        metrics[name] = estimate.gain;
+      }
+      return { since, versionID: latest, evaluationsUsed: rows.length, metrics, estimatedAt: timestamp() };
+    } catch (error) {
+      this.lastError = error;
+      return undefined;
     }
-    return { since, versionID: latest, evaluationsUsed: rows.length, metrics, estimatedAt: timestamp() };
   }
 
   async #propose(userID: string, agent: AgentRecord, state: AutopilotRecord, all: CombinedLog, end: { position: number; rows: number }): Promise<void> {
     // the newest WINDOW of the evaluations whose feedback had come by `end`
     const log = learn.rowsOf(all, rowsUpTo(all, end.position).slice(-WINDOW));
     // with each proposal, the estimate of what the adopted versions gained is made again on the newer log
-    const gain = await this.#gainSince(userID, agent, state.trials, agent.latestVersion, all);
+    const gain = await this.#gainSince(userID, state.trials, agent.latestVersion, all);
     const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position, ...(gain ? { gain } : {}) };
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
