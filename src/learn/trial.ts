@@ -123,7 +123,7 @@ export async function situationAdjusted(
   const sample = Int32Array.from({ length: sampled }, (_, i) => Math.floor((i * before.length) / sampled));
   // the sample lies in the pool, and a point is never its own neighbour
   const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, Math.min(BASELINE_NEIGHBOURS, before.length - 1), pool));
-  // two steps of about 10–15 ms each (bench/autopilot.bench.ts): requests may run between them
+  // two steps of at most about 20 ms each (bench/autopilot.bench.ts): requests may run between them
   await pause();
   const points = Int32Array.from(trial, (_, i) => before.length + i);
   const estimator = new MetricEstimator(data, nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool), bandwidths);
