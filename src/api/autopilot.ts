@@ -29,6 +29,13 @@ const GAIN_FEWEST = 30;
 const ESTIMATION_POINTS = 1000;
 /** The search yields at least this often so that requests wait at most about this long. */
 const SLICE_MS = 20;
+/**
+ * How long a state read answers evaluations before it is read again: another process or tab that
+ * shares the store may have switched autopilot or decided a trial meanwhile.
+ */
+export const STATE_FRESH_MS = 1000;
+/** A write of the state that lost to another writer is made again over what that one wrote, up to this often. */
+const WRITE_ATTEMPTS = 5;
 
 /**
  * The most evaluations with feedback that one optimisation or proposal reads: the newest. Bounds the
@@ -100,6 +107,10 @@ export function adoptionsLeadingTo(trials: readonly TrialRecord[], latest: strin
   return versions;
 }
 
+/** Whether two reads of the state are at the same point of autopilot's work: no trial decided, no proposal made between them. */
+const sameWork = (a: AutopilotRecord, b: AutopilotRecord) =>
+  a.feedbackSeen === b.feedbackSeen && a.candidate?.versionID === b.candidate?.versionID && a.trials.length === b.trials.length;
+
 const adoptionOf = (trials: readonly TrialRecord[], versionID: string) => trials.find((trial) => trial.outcome === 'adopted' && trial.versionID === versionID);
 
 /** Autopilot is on for an agent with `performance` unless switched off. */
@@ -125,7 +136,7 @@ const definitionOf = (version: Pick<AgentDefinition, 'inputs' | 'outputs' | 'rul
  */
 export class Autopilot {
   readonly #store: FuzzboxStore;
-  readonly #states = new Map<string, AutopilotRecord | null>();
+  readonly #states = new Map<string, { state: AutopilotRecord | undefined; readAt: number }>();
   readonly #nudges = new Map<string, number>();
   readonly #queue: Array<{ userID: string; agentID: string }> = [];
   #running: Promise<void> | undefined;
@@ -143,17 +154,23 @@ export class Autopilot {
     this.#learnsElsewhere = learnsElsewhere;
   }
 
-  /** The agent's state, cached: every evaluation reads it, and only this class writes it. */
+  /** The agent's state, read at most STATE_FRESH_MS ago: every evaluation reads it. */
   async state(userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
-    if (this.#states.has(agentID)) return this.#states.get(agentID) ?? undefined;
-    let state: AutopilotRecord | undefined;
+    const cached = this.#states.get(agentID);
+    if (cached && Date.now() - cached.readAt < STATE_FRESH_MS) return cached.state;
     try {
-      state = await this.#store.readAutopilot(userID, agentID);
+      return await this.read(userID, agentID);
     } catch (error) {
       if (error instanceof ApiError) return undefined; // the request itself reports a missing agent
       throw error;
     }
-    this.#states.set(agentID, state ?? null);
+  }
+
+  /** The agent's state as stored now (and cached for `state`). */
+  async read(userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
+    const readAt = Date.now();
+    const state = await this.#store.readAutopilot(userID, agentID);
+    this.#states.set(agentID, { state, readAt });
     return state;
   }
 
@@ -162,9 +179,35 @@ export class Autopilot {
     this.#states.delete(agentID);
   }
 
-  async write(userID: string, state: AutopilotRecord): Promise<void> {
-    await this.#store.writeAutopilot(userID, state);
-    this.#states.set(state.agentID, state);
+  /**
+   * Changes the agent's state as stored now: `change` returns the new state, or undefined to leave
+   * it. Written over the revision it read (AutopilotRecord.revision); if another writer came first,
+   * read and changed again, so a person's switch and a background step never undo each other, in
+   * one process or in several that share the store.
+   */
+  async update(userID: string, agentID: string, change: (state: AutopilotRecord) => AutopilotRecord | undefined): Promise<AutopilotRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const readAt = Date.now();
+      const stored = (await this.#store.readAutopilot(userID, agentID)) ?? initialState({ id: agentID, userID });
+      const changed = change(stored);
+      if (!changed) return stored;
+      const next = { ...changed, revision: (stored.revision ?? 0) + 1 };
+      try {
+        await this.#store.writeAutopilot(userID, next);
+        this.#states.set(agentID, { state: next, readAt });
+        return next;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.name === 'Conflict') || attempt === WRITE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * Stores what a step made from the state it `read`, unless another step (another process's)
+   * decided or proposed since: then that one's work stands. A switch made meanwhile is kept.
+   */
+  #settle(userID: string, read: AutopilotRecord, made: AutopilotRecord): Promise<AutopilotRecord> {
+    return this.update(userID, read.agentID, (stored) => (sameWork(stored, read) ? { ...made, enabled: stored.enabled } : undefined));
   }
 
   /** Feedback or a new version arrived: check the agent soon (every CHECK_EVERY nudges, and on the first). */
@@ -199,7 +242,8 @@ export class Autopilot {
   async step(userID: string, agentID: string): Promise<void> {
     if (await this.#learnsElsewhere(userID)) return;
     const agent = await this.#store.readAgent(userID, agentID);
-    const state = (await this.state(userID, agentID)) ?? initialState(agent);
+    // as stored, not as cached: another process may have decided or proposed meanwhile
+    const state = (await this.read(userID, agentID)) ?? initialState(agent);
     if (!isOn(agent, state)) return;
     const log = await readCombinedLog(this.#store, userID, agentID, agent.performance!);
     if (state.candidate) {
@@ -230,18 +274,22 @@ export class Autopilot {
     const [current, tried] = [currentRows.map(metricOf), triedRows.map(metricOf)];
     const decidedAt = timestamp();
     let trial: TrialRecord;
-    if (agent.latestVersion !== candidate.basedOn) {
+    // A step that promoted the candidate but stopped before it wrote the trial down: it was
+    // adopted; its numbers are made again, on the same evaluations and any that came since.
+    const promoted = agent.latestVersion === candidate.versionID;
+    if (agent.latestVersion !== candidate.basedOn && !promoted) {
       trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
     } else {
       const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent);
+      const base = promoted ? await this.#store.readVersion(userID, candidate.basedOn) : agent;
+      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), base);
       const [currentRelative, triedRelative] = [currentRows.map((i) => adjusted[i]!), triedRows.map((i) => adjusted[i]!)];
       const decision = decideTrial(currentRelative, triedRelative, 'maximize');
-      if (decision.verdict === 'continue') return;
+      if (decision.verdict === 'continue' && !promoted) return;
       trial = {
         versionID: candidate.versionID,
         basedOn: candidate.basedOn,
-        outcome: decision.verdict === 'adopt' ? 'adopted' : 'dropped',
+        outcome: promoted || decision.verdict === 'adopt' ? 'adopted' : 'dropped',
         pValue: decision.pValue,
         current: summarise(current),
         candidate: summarise(tried),
@@ -251,10 +299,10 @@ export class Autopilot {
     }
     const trials = [...state.trials, trial];
     const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, trials, candidate.versionID, log) : state.gain;
-    if (trial.outcome === 'adopted') await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
+    if (trial.outcome === 'adopted' && !promoted) await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     // the trial's feedback is new data for the next proposal, which may follow at once
     const { candidate: _done, gain: _before, ...rest } = state;
-    await this.write(userID, { ...rest, trials, ...(gain ? { gain } : {}) });
+    await this.#settle(userID, state, { ...rest, trials, ...(gain ? { gain } : {}) });
   }
 
   /**
@@ -307,7 +355,14 @@ export class Autopilot {
     });
     // A trial costs traffic: only a proposal whose out-of-sample gain is clearly positive gets one.
     if (result.status !== 'optimized' || result.changes.length === 0 || !(result.offPolicy && result.offPolicy.gain.low > 0)) {
-      await this.write(userID, { ...state, ...seen });
+      await this.#settle(userID, state, { ...state, ...seen });
+      return;
+    }
+    // switched off, or another process proposed, while this one searched: no version for nothing
+    const now = (await this.read(userID, agent.id)) ?? state;
+    if (!sameWork(now, state)) return;
+    if (!now.enabled) {
+      await this.#settle(userID, state, { ...state, ...seen });
       return;
     }
     const definition = definitionOf(result.definition);
@@ -327,7 +382,7 @@ export class Autopilot {
       changes: result.changes.length,
     };
     const version = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence });
-    await this.write(userID, {
+    await this.#settle(userID, state, {
       ...state,
       ...seen,
       // the trial counts feedback after all it saw, not only after what the proposal used

@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
-import { requireAgent, updateAgent } from './agents.js';
+import { requireAgent, staleAutopilot, updateAgent } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
@@ -84,6 +84,8 @@ export function readAutopilot(db: FuzzboxDatabase, userID: string, agentID: stri
 export function writeAutopilot(db: FuzzboxDatabase, userID: string, record: AutopilotRecord): Promise<void> {
   return db.transaction('rw', [db.agents, db.deletedAgents, db.versions, db.autopilot], async () => {
     await requireAgent(db, userID, record.agentID);
+    const stored = await db.autopilot.get(record.agentID);
+    if ((stored?.revision ?? 0) !== (record.revision ?? 1) - 1) throw staleAutopilot(record.agentID);
     await db.autopilot.put({ ...record, userID });
   });
 }

@@ -67,6 +67,13 @@ export interface AutopilotRecord {
   userID: string;
   /** default: on for an agent with `performance` */
   enabled: boolean;
+  /**
+   * How many times the record was written (absent: never by this version of fuzzbox, i.e. 0). A
+   * write carries the stored revision plus one and is refused (Conflict) otherwise, so writers that
+   * share a store (a person's switch, background steps in several processes or tabs) never undo
+   * each other's writes unseen.
+   */
+  revision?: number;
   /** how many evaluations with feedback on the metrics the proposals so far have seen */
   usedFeedback: number;
   /**

@@ -114,6 +114,7 @@ async function followAutopilot(db: FuzzboxDatabase, userID: string, line: Autopi
     agentID: line.agentID,
     userID,
     enabled: line.enabled,
+    revision: (existing?.revision ?? 0) + 1,
     usedFeedback: existing?.usedFeedback ?? 0,
     trials: existing?.trials ?? [],
     ...(candidate ? { candidate } : {}),

@@ -125,6 +125,7 @@ export interface FuzzboxStore {
   countEvaluationsByVersion(userID: string, agentID: string): Promise<Map<string, number>>;
   /** Autopilot's state for the agent, undefined if none was ever written. */
   readAutopilot(userID: string, agentID: string): Promise<AutopilotRecord | undefined>;
+  /** Only over the revision before `record.revision` (AutopilotRecord), else Conflict. */
   writeAutopilot(userID: string, record: AutopilotRecord): Promise<void>;
 
   /**

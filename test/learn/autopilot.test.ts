@@ -7,6 +7,8 @@ import { createFuzzyService } from '../../src/index.js';
 import { explorationDensity } from '../../src/learn/policy.js';
 import { seededRandom } from '../../src/learn/random.js';
 import { TRIAL_LEVEL, TRIAL_LOOKS } from '../../src/learn/trial.js';
+import { STATE_FRESH_MS } from '../../src/api/autopilot.js';
+import type { FuzzboxStore } from '../../src/store/store.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 import { autopilotPlayer, oraclePlayer, play, staticPlayer, worlds, type ArenaWorld, type AutopilotPlayer } from './arena.js';
 
@@ -247,4 +249,97 @@ describe('versions, performance and rollback', () => {
     expect(after.trials.some((trial: { versionID: string }) => trial.versionID === before.candidate.versionID)).toBe(true);
     await second.close();
   }, 120_000);
+});
+
+/** `store` with some methods replaced: `wrap` gets the original, bound, and returns the replacement. */
+function storeWith(store: FuzzboxStore, replaced: Partial<{ [K in keyof FuzzboxStore]: (original: FuzzboxStore[K]) => FuzzboxStore[K] }>): FuzzboxStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      const bound = value.bind(target);
+      const wrap = (replaced as Record<PropertyKey, ((original: unknown) => unknown) | undefined>)[property];
+      return wrap ? wrap(bound) : bound;
+    },
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('one store, several services (processes, tabs)', () => {
+  it('a write of autopilot\'s state over a revision someone else wrote is refused with Conflict', async () => {
+    t = await createTestService();
+    const { apiKey: key, userID } = await t.service.createAccount('writer');
+    const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    await t.call('PUT', `agent/${agent.id}/autopilot`, { key, body: { enabled: false } });
+    const stored = (await t.store.readAutopilot(userID, agent.id))!;
+    expect(stored.revision).toBe(1);
+    await t.store.writeAutopilot(userID, { ...stored, enabled: true, revision: 2 });
+    await expect(t.store.writeAutopilot(userID, { ...stored, usedFeedback: 7, revision: 2 })).rejects.toMatchObject({ name: 'Conflict' });
+    expect(await t.store.readAutopilot(userID, agent.id)).toMatchObject({ enabled: true, usedFeedback: 0, revision: 2 });
+  });
+
+  it('a switch made while another service\'s background step searches stands, and so does the step\'s work', async () => {
+    t = await createTestService({ random: seededRandom(3) });
+    const key = await t.signup();
+    const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    // the other service's background steps wait at the log until released
+    let [release, reached] = [() => {}, () => {}];
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    const other = createFuzzyService({
+      store: storeWith(t.store, { readLearningLog: (read) => async (...args) => (reached(), await gate, read(...args)) }),
+      random: seededRandom(4),
+    });
+    const call = async (method: string, path: string, body: unknown) => {
+      const init = { method, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: JSON.stringify(body) };
+      const response = await other.handle(new Request(`http://other.test/${path}`, init));
+      const answer = { body: await response.json(), id: response.headers.get('X-Evaluation-ID') };
+      expect(response.status, JSON.stringify(answer.body)).toBe(200);
+      return answer;
+    };
+    for (let i = 0; i < 50; i++) {
+      const { body, id } = await call('POST', `agent/${agent.id}`, { service: i % 10 });
+      await call('POST', `evaluation/${id}/feedback`, { stars: 5 - Math.abs(body.tip - 15) / 3 });
+    }
+    await atGate;
+    expect((await t.call('PUT', `agent/${agent.id}/autopilot`, { key, body: { enabled: false } })).body.enabled).toBe(false);
+    release();
+    await other.idle();
+    const state = (await t.call('GET', `agent/${agent.id}/autopilot`, { key })).body;
+    expect(state).toMatchObject({ enabled: false, usedFeedback: 50, candidate: null });
+    const plain = evaluate(compileAgent(agent), { service: 5 }).crisp;
+    expect((await call('POST', `agent/${agent.id}`, { service: 5 })).body).toEqual(plain);
+    // switched on through the first service: the other reads it within STATE_FRESH_MS and varies its answers again
+    await t.call('PUT', `agent/${agent.id}/autopilot`, { key, body: { enabled: true } });
+    await sleep(STATE_FRESH_MS + 50);
+    expect((await call('POST', `agent/${agent.id}`, { service: 5 })).body).not.toEqual(plain);
+  });
+
+  it('a candidate promoted by a step that stopped before writing the trial down is recorded as adopted', async () => {
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    t = await createTestService();
+    // a service whose worker is stopped right after its first promotion, before it writes its state
+    let promoted: string | undefined;
+    const stopping = createFuzzyService({
+      store: storeWith(t.store, {
+        promoteVersion: (promote) => async (userID, id, versionID, basedOn) => ((promoted ??= versionID), promote(userID, id, versionID, basedOn)),
+        writeAutopilot: (write) => (...args) => (promoted ? Promise.reject(new Error('the worker was stopped')) : write(...args)),
+      }),
+      random: seededRandom(3004),
+    });
+    const first = await autopilotPlayer(world, 4, { service: stopping });
+    for (let round = 1; !promoted && round <= 50; round++) await play(world, first, 20, round);
+    expect(promoted).toBeDefined();
+    expect((await first.call('GET', `agent/${first.agentID}`)).body.latestVersion).toBe(promoted);
+    const { body: before } = await first.call('GET', `agent/${first.agentID}/autopilot`);
+    expect(before.candidate.versionID).toBe(promoted);
+
+    const second = await autopilotPlayer(world, 5, { service: t.service, key: first.key, agentID: first.agentID });
+    await play(world, second, 20, 5);
+    await t.service.idle();
+    const { body: after } = await second.call('GET', `agent/${first.agentID}/autopilot`);
+    expect(after.candidate?.versionID).not.toBe(promoted);
+    expect(after.trials.find((trial: { versionID: string }) => trial.versionID === promoted)).toMatchObject({ outcome: 'adopted', basedOn: before.candidate.basedOn });
+  }, 300_000);
 });

@@ -19,7 +19,8 @@ async function autopilotView(context: Context) {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
-  const state = (await service.autopilot.state(userID, agentID)) ?? initialState(agent);
+  // as stored: a switch or trial of another process (or tab) sharing the store shows at once
+  const state = (await service.autopilot.read(userID, agentID)) ?? initialState(agent);
   return {
     enabled: state.enabled,
     active: isOn(agent, state),
@@ -47,9 +48,7 @@ export async function switchAutopilot(context: Context): Promise<Response> {
   if (!parsed.success) throw validationError(parsed.error, 'autopilot switch');
   const { service, userID } = context;
   const agentID = param(context, 'id');
-  const agent = await service.store.readAgent(userID, agentID);
-  const state = (await service.autopilot.state(userID, agentID)) ?? initialState(agent);
-  await service.autopilot.write(userID, { ...state, enabled: parsed.data.enabled });
+  await service.autopilot.update(userID, agentID, (state) => ({ ...state, enabled: parsed.data.enabled }));
   return json(await autopilotView(context));
 }
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { newAgentRecord, ownAgent, redefined, snapshot } from '../agents.js';
+import { newAgentRecord, ownAgent, redefined, snapshot, staleAutopilot } from '../agents.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
@@ -272,11 +272,15 @@ export class PostgresStore implements FuzzboxStore {
   writeAutopilot(userID: string, record: AutopilotRecord): Promise<void> {
     return this.#db.transaction(async (sql) => {
       await this.#requireAgent(sql, userID, record.agentID);
-      await sql.query(
+      // the revision is compared on the row as committed, locked by the update: one of two writers over one revision wins
+      const { rows } = await sql.query(
         `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
-         ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record`,
-        [record.agentID, userID, JSON.stringify({ ...record, userID })],
+         ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record
+         WHERE coalesce((autopilot.record->>'revision')::bigint, 0) = $4
+         RETURNING agent_id`,
+        [record.agentID, userID, JSON.stringify({ ...record, userID }), (record.revision ?? 1) - 1],
       );
+      if (rows.length === 0) throw staleAutopilot(record.agentID);
     });
   }
 
