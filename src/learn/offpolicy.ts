@@ -116,30 +116,58 @@ export async function offPolicyEstimate(
     const [scoreBefore, scoreAfter] = [score('before'), score('after')];
     return { before: robustMean(scoreBefore), after: robustMean(scoreAfter), gain: robustMean(scoreAfter.map((value, i) => value - scoreBefore[i]!)), weighted };
   }
-  const model = { before: robustMean(modelled.before), after: robustMean(modelled.after) };
-  const fix = { before: weightedMean(residual, weights.before), after: weightedMean(residual, weights.after) };
-  const difference = robustMean(modelled.after.map((value, i) => value - modelled.before[i]!));
-  const spread = (interval: Interval) => ((interval.high - interval.value) / 1.96) ** 2;
-  const interval = (value: number, variance: number): Interval => ({ value, low: value - 1.96 * Math.sqrt(variance), high: value + 1.96 * Math.sqrt(variance) });
+  const correctBy = (sign: 1 | -1, w: Float64Array): Correction => ({ sign, weights: w, mean: weightedMean(residual, w) });
+  const estimate = (model: Float64Array, corrections: readonly Correction[]): Interval => {
+    const value = robustMean(model).value + corrections.reduce((sum, { sign, mean }) => sum + sign * mean, 0);
+    const half = 1.96 * Math.sqrt(varianceOf(model, residual, corrections));
+    return { value, low: value - half, high: value + half };
+  };
   return {
-    before: interval(model.before.value + fix.before.value, spread(model.before) + fix.before.variance),
-    after: interval(model.after.value + fix.after.value, spread(model.after) + fix.after.variance),
-    gain: interval(difference.value + fix.after.value - fix.before.value, spread(difference) + fix.after.variance + fix.before.variance),
+    before: estimate(modelled.before, [correctBy(1, weights.before)]),
+    after: estimate(modelled.after, [correctBy(1, weights.after)]),
+    gain: estimate(
+      modelled.after.map((value, i) => value - modelled.before[i]!),
+      [correctBy(1, weights.after), correctBy(-1, weights.before)],
+    ),
     weighted,
   };
 }
 
-/** Σ w·v / Σ w and its variance (Σ w²(v − mean)² / (Σ w)²); 0 and 0 when no weight. */
-function weightedMean(values: Float64Array, weights: Float64Array): { value: number; variance: number } {
+/** The weighted mean of the residuals, added to (sign 1) or taken from (−1) an estimate. */
+interface Correction {
+  readonly sign: 1 | -1;
+  readonly weights: Float64Array;
+  readonly mean: number;
+}
+
+/** Σ w·v / Σ w; 0 when no weight. */
+function weightedMean(values: Float64Array, weights: Float64Array): number {
   let total = 0;
   let sum = 0;
   for (let i = 0; i < values.length; i++) {
     total += weights[i]!;
     sum += weights[i]! * values[i]!;
   }
-  if (!(total > 0)) return { value: 0, variance: 0 };
-  const value = sum / total;
-  let squares = 0;
-  for (let i = 0; i < values.length; i++) squares += (weights[i]! * (values[i]! - value)) ** 2;
-  return { value, variance: squares / total ** 2 };
+  return total > 0 ? sum / total : 0;
+}
+
+/**
+ * The variance of the mean of `model` plus the corrections, from each evaluation's influence
+ * ψᵢ = (mᵢ − m̄)/n + Σ sign · wᵢ(rᵢ − mean)/Σw: the corrections share each evaluation's residual and
+ * the model its situation, so they move together and their variances do not simply add.
+ */
+function varianceOf(model: Float64Array, residual: Float64Array, corrections: readonly Correction[]): number {
+  const n = model.length;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += model[i]! / n;
+  const totals = corrections.map(({ weights }) => weights.reduce((sum, w) => sum + w, 0));
+  let variance = 0;
+  for (let i = 0; i < n; i++) {
+    let influence = (model[i]! - mean) / n;
+    corrections.forEach(({ sign, weights, mean: corrected }, k) => {
+      if (totals[k]! > 0) influence += (sign * weights[i]! * (residual[i]! - corrected)) / totals[k]!;
+    });
+    variance += influence * influence;
+  }
+  return variance;
 }
