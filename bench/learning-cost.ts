@@ -157,7 +157,8 @@ export async function measure(backend: 'dexie' | 'pglite', size: number) {
   const initial = (await store.readAutopilot(userID, base.agentID))!;
   // a fresh autopilot each time, as a worker the browser just started: nothing cached, no proposal yet
   const proposeOnce = async () => {
-    await store.writeAutopilot(userID, initial);
+    const { revision = 0 } = (await store.readAutopilot(userID, base.agentID))!;
+    await store.writeAutopilot(userID, { ...initial, revision: revision + 1 });
     await new Autopilot(store).step(userID, base.agentID);
   };
   const propose = await measured(proposeOnce, proposeOnce);

@@ -155,7 +155,8 @@ describe('learning', () => {
     const candidate = await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' });
     const definition = { inputs: body.inputs, outputs: body.outputs, rules: body.rules };
     const trial = { versionID: candidate.id, basedOn: agent.latestVersion, since: candidate.createdAt, definition };
-    await store.writeAutopilot(userID, { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial });
+    const stored = await store.readAutopilot(userID, agent.id);
+    await store.writeAutopilot(userID, { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, revision: (stored?.revision ?? 0) + 1 });
     await store.close();
     server = await startServer(storage, port);
 
