@@ -328,7 +328,7 @@ export class Autopilot {
       const metrics: AutopilotGain['metrics'] = {};
       for (const [m, name] of log.metrics.entries()) {
         const metric = Float64Array.from(rows, (row) => log.values[row * log.metrics.length + m]!);
-        const estimate = await learn.compareAgents(before, after, { ...columns, metric });
+        const estimate = await learn.compareAgents(before, after, { ...columns, metric }, { sliceMs: SLICE_MS });
         if (!estimate) return undefined;
         metrics[name] = estimate.gain;
       }

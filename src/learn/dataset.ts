@@ -188,23 +188,6 @@ export function datasetOf(log: LogColumns | readonly LoggedEvaluation[], inputs:
   };
 }
 
-/** Squared distance between two rows; a value missing on one side only counts as a whole range apart. */
-export function distance2(a: Float64Array, aOffset: number, b: Float64Array, bOffset: number, count: number): number {
-  let sum = 0;
-  for (let d = 0; d < count; d++) {
-    const x = a[aOffset + d]!;
-    const y = b[bOffset + d]!;
-    const xMissing = x !== x;
-    const yMissing = y !== y;
-    if (xMissing || yMissing) {
-      if (xMissing !== yMissing) sum += 1;
-    } else {
-      sum += (x - y) * (x - y);
-    }
-  }
-  return sum;
-}
-
 /** The rows at `indices` as objects, for code that takes LoggedEvaluation (a few thousand at most). */
 export function loggedOf(columns: LogColumns, indices: ArrayLike<number>): LoggedEvaluation[] {
   const record = (names: readonly string[], from: Float64Array, row: number) => {

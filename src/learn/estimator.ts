@@ -1,5 +1,6 @@
 import type { Dataset } from './dataset.js';
 import type { Neighbourhoods } from './neighbours.js';
+import { POINTS_PER_BLOCK, type Pause } from './slices.js';
 import { mean } from './statistics.js';
 
 /**
@@ -149,6 +150,19 @@ export class MetricEstimator {
     return estimates;
   }
 
+  /** estimateEach at every point, a block of points at a time, awaiting `pause` before each block. */
+  async estimateEachInSlices(outputs: Float64Array, pause: Pause): Promise<Float64Array> {
+    const count = this.#hoods.points.length;
+    const outputCount = this.#outputFactor.length;
+    const estimates = new Float64Array(count);
+    for (let first = 0; first < count; first += POINTS_PER_BLOCK) {
+      await pause();
+      const only = Int32Array.from({ length: Math.min(POINTS_PER_BLOCK, count - first) }, (_, i) => first + i);
+      estimates.set(this.estimateEach(outputs.subarray(first * outputCount, (first + only.length) * outputCount), only), first);
+    }
+    return estimates;
+  }
+
   estimate(outputs: Float64Array): number {
     return mean(this.estimateEach(outputs));
   }
@@ -167,9 +181,10 @@ const MULTIPLIERS = [0.25, 0.5, 1, 2];
 /**
  * Picks bandwidths by leave-one-out cross-validation: each point's own metric is predicted from its
  * neighbours (never itself) at the outputs it actually returned, over a small grid of multiples of
- * the typical neighbour distance (inputs) and of the exploration spread (outputs).
+ * the typical neighbour distance (inputs) and of the exploration spread (outputs). `pause` is
+ * awaited between blocks of points.
  */
-export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods, recency?: Float64Array): Bandwidths {
+export async function chooseBandwidths(data: Dataset, hoods: Neighbourhoods, recency?: Float64Array, pause: Pause = async () => {}): Promise<Bandwidths> {
   const { k, points } = hoods;
   const typical = new Float64Array(points.length);
   for (let p = 0; p < points.length; p++) typical[p] = Math.sqrt(hoods.distance2[p * k + (k >> 1)] ?? 0);
@@ -182,7 +197,7 @@ export function chooseBandwidths(data: Dataset, hoods: Neighbourhoods, recency?:
   for (const inputMultiplier of MULTIPLIERS) {
     for (const outputMultiplier of MULTIPLIERS) {
       const bandwidths = { input: inputBase * inputMultiplier, output: outputBase.map((h) => h * outputMultiplier) };
-      const predicted = new MetricEstimator(data, hoods, bandwidths, recency).estimateEach(observed);
+      const predicted = await new MetricEstimator(data, hoods, bandwidths, recency).estimateEachInSlices(observed, pause);
       let error = 0;
       points.forEach((point, p) => (error += (predicted[p]! - data.metric[point]!) ** 2));
       if (error < bestError) {

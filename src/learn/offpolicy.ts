@@ -1,7 +1,8 @@
 import type { Dataset } from './dataset.js';
 import { MetricEstimator, type Bandwidths } from './estimator.js';
-import { nearestNeighbours } from './neighbours.js';
+import { nearestNeighboursInSlices } from './neighbours.js';
 import { shuffle, type Random } from './random.js';
+import type { Pause } from './slices.js';
 
 /** A weight 1/density is clipped here: a rare answer must not decide the estimate alone. */
 export const MAX_WEIGHT = 20;
@@ -53,8 +54,8 @@ export interface OffPolicyOptions {
    * that agent served, so dividing by all of them would shrink the correction by that share.
    */
   readonly correction?: 'each' | 'normalised';
-  /** awaited between the estimate's steps (the model at one set of answers for half the log each), so that other work can run */
-  readonly pause?: () => Promise<void>;
+  /** awaited between blocks of the estimate's work, so that other work can run (a `timeSlices` pause yields once a slice is used up) */
+  readonly pause?: Pause;
 }
 
 /**
@@ -83,19 +84,17 @@ export async function offPolicyEstimate(
   const residual = new Float64Array(data.size);
   let weighted = 0;
   for (const [h, points] of halves.entries()) {
-    const hoods = nearestNeighbours(data, points, NEIGHBOURS, halves[1 - h]!);
+    const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, halves[1 - h]!, pause);
     const model = new MetricEstimator(data, hoods, bandwidths);
     const at = (answers: Float64Array) => {
       const rows = new Float64Array(points.length * outputCount);
       points.forEach((point, p) => rows.set(answers.subarray(point * outputCount, (point + 1) * outputCount), p * outputCount));
-      return model.estimateEach(rows);
+      return model.estimateEachInSlices(rows, pause);
     };
-    await pause();
-    const observed = at(data.returned);
+    const observed = await at(data.returned);
     points.forEach((point, p) => (residual[point] = data.metric[point]! - observed[p]!));
     for (const [which, answers] of [['before', before], ['after', after]] as const) {
-      await pause();
-      const values = at(answers);
+      const values = await at(answers);
       points.forEach((point, p) => {
         modelled[which][point] = values[p]!;
         const density = data.density[point]!;

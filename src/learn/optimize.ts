@@ -3,9 +3,10 @@ import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints, type Bandwidths } from './estimator.js';
-import { nearestNeighbours, type Neighbourhoods } from './neighbours.js';
+import { nearestNeighbours, nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js';
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate, type OffPolicyOptions } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
+import { nextMacrotask, timeSlices, type Pause } from './slices.js';
 import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
 
@@ -86,8 +87,6 @@ const COMPARE_POINTS = 300;
  * ordinary spread is no outlier (at 5, cliff and far-optimum gains were understated by up to a third).
  */
 const COMPARE_HUBER_SPREADS = 12;
-/** compareAgents finds the neighbours of this many evaluations between two yields. */
-const COMPARE_SLICE = 500;
 /** compareAgents' output bandwidths, as a share of those chosen by cross-validation (measured: docs/LEARNING.md, "What autopilot gained"). */
 const COMPARE_OUTPUT_BANDWIDTH = 0.5;
 /**
@@ -101,8 +100,6 @@ const MIN_GAIN = 0.002;
  * is counted over all points though its rule reaches a tenth of them (docs/LEARNING.md, "Trying a proposal").
  */
 const TABLE_MIN_GAIN = 0.0005;
-
-export const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The fewest evaluations with feedback the method needs: enough to outnumber what it tunes. */
 function evaluationsNeeded(moveCount: number): number {
@@ -141,10 +138,11 @@ export async function optimizeAgent(
   const points = samplePoints(data.size, estimationPoints, random);
   const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
   const layout = perInput > 0 ? cellLayout(definition, perInput) : undefined;
-  const hoods = nearestNeighbours(data, points, NEIGHBOURS);
+  const pause = timeSlices(yieldControl, sliceMs);
+  const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
-  const fitted = new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
-  const estimator = layout ? huberised(data, hoods, fitted, recency) : fitted;
+  const fitted = new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
+  const estimator = layout ? await huberised(data, hoods, fitted, recency, pause) : fitted;
   const pointInputs = Array.from(points, (point) => data.agentInputs[point]!);
   const sign = goal === 'maximize' ? 1 : -1;
   const initialOutputs = outputsAt(definition, pointInputs, data)!;
@@ -154,10 +152,9 @@ export async function optimizeAgent(
     return sign * estimator.estimate(outputs);
   };
 
-  let lastYield = performance.now();
   /** Out of sample, when the log carries densities: the doubly robust estimate of `proposal` against the agent given. */
   const offPolicyOf = (proposal: AgentDefinition): Promise<OffPolicyEstimate | undefined> =>
-    doublyRobust(definition, proposal, { columns, data, bandwidths: estimator.bandwidths, seed, metricScale, pause: yieldControl });
+    doublyRobust(definition, proposal, { columns, data, bandwidths: estimator.bandwidths, seed, metricScale, pause });
   if (layout) {
     const table = await searchTable(definition, layout, {
       data,
@@ -172,12 +169,7 @@ export async function optimizeAgent(
         done++;
         report();
       },
-      pause: async (force) => {
-        if (force || performance.now() - lastYield > sliceMs) {
-          await yieldControl();
-          lastYield = performance.now();
-        }
-      },
+      pause,
     });
     done = budget;
     report();
@@ -218,10 +210,7 @@ export async function optimizeAgent(
           }
         }
         step.set(move, improved ? Math.min(step.get(move)! * 1.5, MAX_STEP[move.kind]) : step.get(move)! / 2);
-        if (performance.now() - lastYield > sliceMs) {
-          await yieldControl();
-          lastYield = performance.now();
-        }
+        await pause();
       }
     }
   }
@@ -247,7 +236,7 @@ interface DoublyRobustInput {
   readonly metricScale: number;
   readonly bandwidths: Bandwidths;
   readonly seed: number;
-  readonly pause: () => Promise<void>;
+  readonly pause: Pause;
   readonly correction?: OffPolicyOptions['correction'];
 }
 
@@ -287,15 +276,16 @@ function answersAsInputs(data: Dataset): Dataset {
  * near each agent's answers (OffPolicyOptions, `normalised`). Heavy tails are pulled in first, at
  * every evaluation, as for a table proposal but against neighbours in inputs and answers. Undefined when no logged answer
  * carries a density or fewer than COMPARE_FEWEST evaluations are given. Both agents must have the
- * same inputs and outputs. Yields between steps of at most a few tens of milliseconds.
+ * same inputs and outputs. Runs in slices of about `sliceMs` (default 30 ms) between yields.
  */
 export async function compareAgents(
   before: AgentDefinition,
   after: AgentDefinition,
   log: LogColumns | readonly LoggedEvaluation[],
-  options: { seed?: number; yieldControl?: () => Promise<void> } = {},
+  options: { seed?: number; yieldControl?: () => Promise<void>; sliceMs?: number } = {},
 ): Promise<OffPolicyEstimate | undefined> {
-  const { seed = 1, yieldControl = nextMacrotask } = options;
+  const { seed = 1, yieldControl = nextMacrotask, sliceMs = YIELD_EVERY_MS } = options;
+  const pause = timeSlices(yieldControl, sliceMs);
   const compiled = compileAgent(before);
   const logged = Array.isArray(log) ? columnsOf(log, Object.keys(compiled.inputs), Object.keys(compiled.outputs)) : (log as LogColumns);
   const metricScale = logged.metric.reduce((largest, value) => Math.max(largest, Math.abs(value)), 0) || 1;
@@ -303,22 +293,18 @@ export async function compareAgents(
   if (data.size < COMPARE_FEWEST) return undefined;
   // every evaluation's metric is pulled in (one wild value would move the model of every
   // neighbour), against neighbours near in answers as well as in inputs: the versions compared may
-  // earn very differently in one situation, and that is no outlier. A slice of the log at a time.
+  // earn very differently in one situation, and that is no outlier.
   const joint = answersAsInputs(data);
-  const everyNeighbourhood: Neighbourhoods[] = [];
-  for (let first = 0; first < data.size; first += COMPARE_SLICE) {
-    await yieldControl();
-    everyNeighbourhood.push(nearestNeighbours(joint, Int32Array.from({ length: Math.min(COMPARE_SLICE, data.size - first) }, (_, i) => first + i), NEIGHBOURS));
-  }
-  pullInHeavyTails(data, everyNeighbourhood, COMPARE_HUBER_SPREADS);
+  pullInHeavyTails(data, [await nearestNeighboursInSlices(joint, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause)], COMPARE_HUBER_SPREADS);
   const columns = { ...logged, metric: data.metric };
-  await yieldControl();
-  const hoods = nearestNeighbours(data, samplePoints(data.size, COMPARE_POINTS, seededRandom(seed)), NEIGHBOURS);
+  await pause();
+  const hoods = await nearestNeighboursInSlices(data, samplePoints(data.size, COMPARE_POINTS, seededRandom(seed)), NEIGHBOURS, undefined, pause);
+  await pause();
   // in outputs, half what predicts best: an estimate at each agent's own answers wants less
   // smoothing (over a concave metric, smoothing pulls it down) more than less noise
-  const chosen = chooseBandwidths(data, hoods);
+  const chosen = await chooseBandwidths(data, hoods, undefined, pause);
   const bandwidths = { input: chosen.input, output: chosen.output.map((h) => h * COMPARE_OUTPUT_BANDWIDTH) };
-  return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause: yieldControl, correction: 'normalised' });
+  return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause, correction: 'normalised' });
 }
 
 /** A metric value further than this many robust standard deviations from its neighbours' median is pulled in to that bound. */
@@ -354,8 +340,8 @@ function pullInHeavyTails(data: Dataset, hoods: readonly Neighbourhoods[], sprea
 }
 
 /** The estimator again after pulling in heavy tails at its estimation points, bandwidths too (they were chosen with the wild values in). */
-function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined): MetricEstimator {
-  return pullInHeavyTails(data, [hoods]) === 0 ? estimator : new MetricEstimator(data, hoods, chooseBandwidths(data, hoods, recency), recency);
+async function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined, pause: Pause): Promise<MetricEstimator> {
+  return pullInHeavyTails(data, [hoods]) === 0 ? estimator : new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
 }
 
 interface TableSearch {

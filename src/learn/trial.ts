@@ -2,10 +2,11 @@ import { compileAgent } from '../engine/index.js';
 import type { AgentDefinition } from '../engine/types.js';
 import { datasetOf, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator } from './estimator.js';
-import { nearestNeighbours } from './neighbours.js';
+import { nearestNeighboursInSlices } from './neighbours.js';
 import type { Interval } from './offpolicy.js';
 import { averageDraw, normalCdf } from './policy.js';
-import { nextMacrotask, outputsAt, type Goal } from './optimize.js';
+import { outputsAt, type Goal } from './optimize.js';
+import { nextMacrotask, timeSlices } from './slices.js';
 import { Moments, type MeanInterval } from './statistics.js';
 
 /**
@@ -106,13 +107,14 @@ const BASELINE_POINTS = 150;
  * which arm served the value, so the difference between the arms' means is unchanged in
  * expectation, while most of the spread that comes from the situations (a hot day sells more
  * whatever the price) and from exploring is gone: the same test decides with far fewer values.
- * Yields once, between its two steps.
+ * Runs in slices of about `sliceMs` between calls of `yieldControl`.
  */
 export async function situationAdjusted(
   before: readonly LoggedEvaluation[],
   trial: readonly LoggedEvaluation[],
   current: AgentDefinition,
-  pause: () => Promise<void> = nextMacrotask,
+  yieldControl: () => Promise<void> = nextMacrotask,
+  sliceMs = 20,
 ): Promise<Float64Array> {
   // a baseline needs neighbours other than the evaluation itself
   if (before.length < 2) return Float64Array.from(trial, ({ metric }) => metric);
@@ -121,12 +123,13 @@ export async function situationAdjusted(
   const pool = Int32Array.from(before, (_, i) => i);
   const sampled = Math.min(BASELINE_POINTS, before.length);
   const sample = Int32Array.from({ length: sampled }, (_, i) => Math.floor((i * before.length) / sampled));
+  const pause = timeSlices(yieldControl, sliceMs);
   // the sample lies in the pool, and a point is never its own neighbour
-  const bandwidths = chooseBandwidths(data, nearestNeighbours(data, sample, Math.min(BASELINE_NEIGHBOURS, before.length - 1), pool));
-  // two steps of at most about 20 ms each (bench/autopilot.bench.ts): requests may run between them
-  await pause();
+  const sampleHoods = await nearestNeighboursInSlices(data, sample, Math.min(BASELINE_NEIGHBOURS, before.length - 1), pool, pause);
+  const bandwidths = await chooseBandwidths(data, sampleHoods, undefined, pause);
   const points = Int32Array.from(trial, (_, i) => before.length + i);
-  const estimator = new MetricEstimator(data, nearestNeighbours(data, points, BASELINE_NEIGHBOURS, pool), bandwidths);
+  const estimator = new MetricEstimator(data, await nearestNeighboursInSlices(data, points, BASELINE_NEIGHBOURS, pool, pause), bandwidths);
+  await pause();
   const outputs = Object.entries(compiled.outputs);
   const slopes = new Float64Array(trial.length * outputs.length);
   const baseline = estimator.estimateEach(outputsAt(current, trial.map(({ input }) => input), data)!, undefined, slopes);

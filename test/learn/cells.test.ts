@@ -95,7 +95,7 @@ describe('table agents', () => {
     expect(Math.abs(truth(cliff, spoilt.definition) - truth(cliff, plain.definition))).toBeLessThan(0.02 * truth(cliff, plain.definition));
   });
 
-  it('forget: with a half-life, what the world did lately outweighs what it did long ago', () => {
+  it('forget: with a half-life, what the world did lately outweighs what it did long ago', async () => {
     // the same situations and answers twice: first the metric was 0, lately it is 1
     const random = seededRandom(6);
     const half = Array.from({ length: 300 }, () => ({ input: { temperature: 10 + 30 * random() }, crisp: { price: 1 }, returned: { price: 0.9 + 0.2 * random() } }));
@@ -104,7 +104,7 @@ describe('table agents', () => {
     const data = datasetOf(log, compiled.inputs, compiled.outputs);
     const points = Int32Array.from({ length: 50 }, (_, i) => 300 + i);
     const hoods = nearestNeighbours(data, points, 64);
-    const bandwidths = chooseBandwidths(data, hoods);
+    const bandwidths = await chooseBandwidths(data, hoods);
     const at = returnedAtPoints(data, points);
     const recency = (halfLife: number) => Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / halfLife));
     const remembering = new MetricEstimator(data, hoods, bandwidths).estimate(at);

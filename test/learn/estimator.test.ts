@@ -124,7 +124,7 @@ describe('metric estimator', () => {
     expect(at(0.62)).toBeGreaterThan(kernelMean(0.62) + 0.005);
   });
 
-  it('recovers a known metric surface from noisy explored data', () => {
+  it('recovers a known metric surface from noisy explored data', async () => {
     // metric = −(y − x)² in shares of range, plus noise: the best output at x is y = x
     const random = seededRandom(4);
     const log: LoggedEvaluation[] = Array.from({ length: 2000 }, () => {
@@ -136,7 +136,7 @@ describe('metric estimator', () => {
     const data = datasetOf(log, { x: { range: [0, 10] } }, outputs);
     const points = Int32Array.from({ length: 400 }, (_, i) => i);
     const hoods = nearestNeighbours(data, points, 64);
-    const estimator = new MetricEstimator(data, hoods, chooseBandwidths(data, hoods));
+    const estimator = new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods));
     const answerAt = (policy: (x: number) => number) =>
       estimator.estimate(Float64Array.from(points, (i) => policy(data.inputs[i]!)));
     // true means over x ~ U(0,1): answering x gives 0; answering 0.5 gives −E(x − 0.5)² = −1/12
@@ -145,7 +145,7 @@ describe('metric estimator', () => {
     expect(answerAt((x) => x)).toBeGreaterThan(-0.03);
   });
 
-  it('chooses bandwidths that predict held-back metrics better than the widest ones', () => {
+  it('chooses bandwidths that predict held-back metrics better than the widest ones', async () => {
     const random = seededRandom(8);
     const log: LoggedEvaluation[] = Array.from({ length: 600 }, () => {
       const x = random();
@@ -155,7 +155,7 @@ describe('metric estimator', () => {
     const data = datasetOf(log, { x: { range: [0, 10] } }, outputs);
     const points = Int32Array.from({ length: 600 }, (_, i) => i);
     const hoods = nearestNeighbours(data, points, 64);
-    const chosen = chooseBandwidths(data, hoods);
+    const chosen = await chooseBandwidths(data, hoods);
     const error = (estimator: MetricEstimator) => {
       const predicted = estimator.estimateEach(returnedAtPoints(data, points));
       return predicted.reduce((sum, value, p) => sum + (value - data.metric[p]!) ** 2, 0);
