@@ -49,6 +49,13 @@ function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ri
   return solution[0]!;
 }
 
+/** The mean of `values` at `at`; 0 when `at` is empty (no neighbours: nothing is known). */
+function plainMean(values: Float64Array, at: Int32Array): number {
+  let sum = 0;
+  for (const i of at) sum += values[i]!;
+  return at.length > 0 ? sum / at.length : 0;
+}
+
 /**
  * Local-linear estimate of the metric an agent would earn at the logged inputs, from the
  * evaluations whose inputs are near (Gaussian kernel in input space, over each point's k nearest
@@ -85,7 +92,9 @@ export class MetricEstimator {
         sum += w * data.metric[hoods.index[n]!]!;
         weight += w;
       }
-      this.#localMean[p] = weight > 0 ? sum / weight : data.metric[points[p]!]!;
+      // every input weight underflowed (a bandwidth far below the distances): the neighbours'
+      // plain mean, never the point's own metric, which cross-validation and cross-fitting hold out
+      this.#localMean[p] = weight > 0 ? sum / weight : plainMean(data.metric, hoods.index.subarray(p * k, (p + 1) * k));
     }
     this.#outputFactor = bandwidths.output.map((h) => 1 / (2 * h * h));
     this.#ridge = bandwidths.output.map((h) => SLOPE_RIDGE * h * h);

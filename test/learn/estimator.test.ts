@@ -83,6 +83,17 @@ describe('metric estimator', () => {
     expect(estimator.estimate(Float64Array.of(NaN))).toBeCloseTo(localMean, 12);
   });
 
+  it('never falls back on a point\'s own metric when every input weight underflows: the neighbours\' plain mean', () => {
+    // four evaluations far apart in x, each with its own metric; a bandwidth far below their distances
+    const log = [0, 1, 2, 3].map((i) => ({ input: { x: 3 * i, z: 0 }, crisp: { y: 50 }, returned: { y: 50 }, metric: 10 ** i }));
+    const data = datasetOf(log, inputs, outputs);
+    const hoods = nearestNeighbours(data, Int32Array.from([0, 1, 2, 3]), 3);
+    const estimator = new MetricEstimator(data, hoods, { input: 1e-6, output: [0.05] });
+    // at the logged answers the line has no weight either: the estimate is the prior, the neighbours' mean
+    const estimates = estimator.estimateEach(returnedAtPoints(data, hoods.points));
+    expect(Array.from(estimates)).toEqual([370, 367, 337, 37].map((value) => expect.closeTo(value, 9)));
+  });
+
   it('at the edge of the answers the log has seen, is pulled back inside about half as far as a kernel mean', () => {
     // metric = returned share, every answer returned between 0.4 and 0.6: at the edge the truth is 0.6
     const random = seededRandom(12);
