@@ -23,7 +23,7 @@ export const WINDOW = 2000;
 export const HALF_LIFE = 500;
 /** Background checks run after this many feedback posts on an agent (and on the first after a start). */
 const CHECK_EVERY = 10;
-/** The fewest of the evaluations read that a version must have served to have its gain estimated against it. */
+/** The fewest of the evaluations read that a version must have answered with autopilot's draw (a logged density) to have the gain estimated against it. */
 const GAIN_FEWEST = 30;
 /** Fewer estimation points than POST /optimize: the search runs often, in slices, in the background. */
 const ESTIMATION_POINTS = 1000;
@@ -307,8 +307,8 @@ export class Autopilot {
 
   /**
    * What the adopted versions gained together: `latest` against the version the run of adoptions
-   * that led to it started from (or the oldest in that run that served at least GAIN_FEWEST of the
-   * newest WINDOW evaluations), estimated per metric on those evaluations, where both served
+   * that led to it started from (or the oldest in that run that answered at least GAIN_FEWEST of the
+   * newest WINDOW evaluations with autopilot's draw), estimated per metric on those evaluations, where both served
    * (learn's compareAgents). Undefined when there is no such version or no estimate.
    */
   async #gainSince(userID: string, trials: readonly TrialRecord[], latest: string, log: CombinedLog): Promise<AutopilotGain | undefined> {
@@ -316,6 +316,8 @@ export class Autopilot {
     const rows = Int32Array.from({ length: log.size - first }, (_, i) => first + i);
     const served = new Map<string, number>();
     for (const row of rows) {
+      // the estimate's correction needs the density: evaluations an app explored itself, or made while autopilot was off, carry none
+      if (!(log.density[row]! > 0)) continue;
       const version = log.versionIDs[log.version[row]!]!;
       served.set(version, (served.get(version) ?? 0) + 1);
     }

@@ -88,7 +88,7 @@ describe('metric estimator', () => {
     const log = [0, 1, 2, 3].map((i) => ({ input: { x: 3 * i, z: 0 }, crisp: { y: 50 }, returned: { y: 50 }, metric: 10 ** i }));
     const data = datasetOf(log, inputs, outputs);
     const hoods = nearestNeighbours(data, Int32Array.from([0, 1, 2, 3]), 3);
-    const estimator = new MetricEstimator(data, hoods, { input: 1e-6, output: [0.05] });
+    const estimator = new MetricEstimator(data, hoods, { input: 1e-6, output: Float64Array.of(0.05) });
     // at the logged answers the line has no weight either: the estimate is the prior, the neighbours' mean
     const estimates = estimator.estimateEach(returnedAtPoints(data, hoods.points));
     expect(Array.from(estimates)).toEqual([370, 367, 337, 37].map((value) => expect.closeTo(value, 9)));
