@@ -170,8 +170,14 @@ export class Autopilot {
   async read(userID: string, agentID: string): Promise<AutopilotRecord | undefined> {
     const readAt = Date.now();
     const state = await this.#store.readAutopilot(userID, agentID);
-    this.#states.set(agentID, { state, readAt });
+    this.#cache(agentID, state, readAt);
     return state;
+  }
+
+  /** Keeps `state` for `state()`, unless what is cached is newer (a write here while it was read). */
+  #cache(agentID: string, state: AutopilotRecord | undefined, readAt: number): void {
+    const cached = this.#states.get(agentID)?.state;
+    if ((cached?.revision ?? 0) <= (state?.revision ?? 0)) this.#states.set(agentID, { state, readAt });
   }
 
   /** The agent's state was written around this class (sync stored the server's): read it again next time. */
@@ -194,7 +200,7 @@ export class Autopilot {
       const next = { ...changed, revision: (stored.revision ?? 0) + 1 };
       try {
         await this.#store.writeAutopilot(userID, next);
-        this.#states.set(agentID, { state: next, readAt });
+        this.#cache(agentID, next, readAt);
         return next;
       } catch (error) {
         if (!(error instanceof ApiError && error.name === 'Conflict') || attempt === WRITE_ATTEMPTS) throw error;
@@ -204,10 +210,14 @@ export class Autopilot {
 
   /**
    * Stores what a step made from the state it `read`, unless another step (another process's)
-   * decided or proposed since: then that one's work stands. A switch made meanwhile is kept.
+   * decided or proposed since: then that one's work stands. A switch made meanwhile is kept, and
+   * with `whileOff: 'skip'` what the step made is not stored if autopilot is off by then. Resolves
+   * to the state as stored.
    */
-  #settle(userID: string, read: AutopilotRecord, made: AutopilotRecord): Promise<AutopilotRecord> {
-    return this.update(userID, read.agentID, (stored) => (sameWork(stored, read) ? { ...made, enabled: stored.enabled } : undefined));
+  #settle(userID: string, read: AutopilotRecord, made: AutopilotRecord, { whileOff = 'keep' }: { whileOff?: 'keep' | 'skip' } = {}): Promise<AutopilotRecord> {
+    return this.update(userID, read.agentID, (stored) =>
+      sameWork(stored, read) && (stored.enabled || whileOff === 'keep') ? { ...made, enabled: stored.enabled } : undefined,
+    );
   }
 
   /** Feedback or a new version arrived: check the agent soon (every CHECK_EVERY nudges, and on the first). */
@@ -244,6 +254,9 @@ export class Autopilot {
     const agent = await this.#store.readAgent(userID, agentID);
     // as stored, not as cached: another process may have decided or proposed meanwhile
     const state = (await this.read(userID, agentID)) ?? initialState(agent);
+    // a step stopped between writing an adoption down and promoting its version: promote it now
+    const last = state.trials.at(-1);
+    if (last?.outcome === 'adopted' && agent.latestVersion === last.basedOn) return this.#promote(userID, agentID, last);
     if (!isOn(agent, state)) return;
     const log = await readCombinedLog(this.#store, userID, agentID, agent.performance!);
     if (state.candidate) {
@@ -274,22 +287,18 @@ export class Autopilot {
     const [current, tried] = [currentRows.map(metricOf), triedRows.map(metricOf)];
     const decidedAt = timestamp();
     let trial: TrialRecord;
-    // A step that promoted the candidate but stopped before it wrote the trial down: it was
-    // adopted; its numbers are made again, on the same evaluations and any that came since.
-    const promoted = agent.latestVersion === candidate.versionID;
-    if (agent.latestVersion !== candidate.basedOn && !promoted) {
+    if (agent.latestVersion !== candidate.basedOn) {
       trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
     } else {
       const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-      const base = promoted ? await this.#store.readVersion(userID, candidate.basedOn) : agent;
-      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), base);
+      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent, undefined, SLICE_MS);
       const [currentRelative, triedRelative] = [currentRows.map((i) => adjusted[i]!), triedRows.map((i) => adjusted[i]!)];
       const decision = decideTrial(currentRelative, triedRelative, 'maximize');
-      if (decision.verdict === 'continue' && !promoted) return;
+      if (decision.verdict === 'continue') return;
       trial = {
         versionID: candidate.versionID,
         basedOn: candidate.basedOn,
-        outcome: promoted || decision.verdict === 'adopt' ? 'adopted' : 'dropped',
+        outcome: decision.verdict === 'adopt' ? 'adopted' : 'dropped',
         pValue: decision.pValue,
         current: summarise(current),
         candidate: summarise(tried),
@@ -299,10 +308,24 @@ export class Autopilot {
     }
     const trials = [...state.trials, trial];
     const gain = trial.outcome === 'adopted' ? await this.#gainSince(userID, trials, candidate.versionID, log) : state.gain;
-    if (trial.outcome === 'adopted' && !promoted) await this.#store.promoteVersion(userID, agent.id, candidate.versionID, candidate.basedOn);
     // the trial's feedback is new data for the next proposal, which may follow at once
     const { candidate: _done, gain: _before, ...rest } = state;
-    await this.#settle(userID, state, { ...rest, trials, ...(gain ? { gain } : {}) });
+    // Written down first, promoted after, and only if this step's decision is the one stored: not
+    // one another process made meanwhile, nor one made while a person switched autopilot off.
+    const written = await this.#settle(userID, state, { ...rest, trials, ...(gain ? { gain } : {}) }, { whileOff: 'skip' });
+    if (trial.outcome === 'adopted' && written.trials.includes(trial)) await this.#promote(userID, agent.id, trial);
+  }
+
+  /**
+   * Makes an adopted trial's version the latest, if the agent is still at the version it was tried
+   * against: else a person's edit or rollback came first, and stands.
+   */
+  async #promote(userID: string, agentID: string, trial: TrialRecord): Promise<void> {
+    try {
+      await this.#store.promoteVersion(userID, agentID, trial.versionID, trial.basedOn);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.name === 'Conflict')) throw error;
+    }
   }
 
   /**
@@ -384,11 +407,9 @@ export class Autopilot {
       changes: result.changes.length,
     };
     const version = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence });
-    await this.#settle(userID, state, {
-      ...state,
-      ...seen,
-      // the trial counts feedback after all it saw, not only after what the proposal used
-      candidate: { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position), definition: body },
-    });
+    // switched off in the moment since the check above: the version stays, never served, and the search is made again once on
+    const candidate = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position), definition: body };
+    // the trial counts feedback after all it saw (`seen`), not only after what the proposal used
+    await this.#settle(userID, state, { ...state, ...seen, candidate }, { whileOff: 'skip' });
   }
 }

@@ -49,13 +49,6 @@ function interceptOf(normal: Float64Array, right: Float64Array, dims: number, ri
   return solution[0]!;
 }
 
-/** The mean of `values` at `at`; 0 when `at` is empty (no neighbours: nothing is known). */
-function plainMean(values: Float64Array, at: Int32Array): number {
-  let sum = 0;
-  for (const i of at) sum += values[i]!;
-  return at.length > 0 ? sum / at.length : 0;
-}
-
 /**
  * Local-linear estimate of the metric an agent would earn at the logged inputs, from the
  * evaluations whose inputs are near (Gaussian kernel in input space, over each point's k nearest
@@ -94,7 +87,7 @@ export class MetricEstimator {
       }
       // every input weight underflowed (a bandwidth far below the distances): the neighbours'
       // plain mean, never the point's own metric, which cross-validation and cross-fitting hold out
-      this.#localMean[p] = weight > 0 ? sum / weight : plainMean(data.metric, hoods.index.subarray(p * k, (p + 1) * k));
+      this.#localMean[p] = weight > 0 ? sum / weight : mean(Array.from(hoods.index.subarray(p * k, (p + 1) * k), (j) => data.metric[j]!));
     }
     this.#outputFactor = bandwidths.output.map((h) => 1 / (2 * h * h));
     this.#ridge = bandwidths.output.map((h) => SLOPE_RIDGE * h * h);

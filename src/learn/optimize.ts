@@ -3,10 +3,10 @@ import type { AgentDefinition, Inputs } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints, type Bandwidths } from './estimator.js';
-import { nearestNeighbours, nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js';
+import { nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js';
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate, type OffPolicyOptions } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
-import { nextMacrotask, timeSlices, type Pause } from './slices.js';
+import { DEFAULT_SLICE_MS, nextMacrotask, timeSlices, type Pause } from './slices.js';
 import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
 
@@ -75,7 +75,6 @@ const NEIGHBOURS = 64;
 const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, weight: 0.25 };
 const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, weight: 0.5 };
 const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, weight: 0.02 };
-const YIELD_EVERY_MS = 30;
 /** The most evaluations the off-policy estimate uses (a seeded sample beyond). */
 const OFF_POLICY_MOST = 4000;
 /** compareAgents: the fewest evaluations it estimates from, and at how many its bandwidths are chosen (more only slows it). */
@@ -117,7 +116,7 @@ export async function optimizeAgent(
   log: LogColumns | readonly LoggedEvaluation[],
   options: OptimizeOptions,
 ): Promise<OptimizeResult> {
-  const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress, sliceMs = YIELD_EVERY_MS } = options;
+  const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress, sliceMs = DEFAULT_SLICE_MS } = options;
   const yieldControl = options.yieldControl ?? nextMacrotask;
   const compiled = compileAgent(definition);
   const tuning = new Tuning(definition);
@@ -284,7 +283,7 @@ export async function compareAgents(
   log: LogColumns | readonly LoggedEvaluation[],
   options: { seed?: number; yieldControl?: () => Promise<void>; sliceMs?: number } = {},
 ): Promise<OffPolicyEstimate | undefined> {
-  const { seed = 1, yieldControl = nextMacrotask, sliceMs = YIELD_EVERY_MS } = options;
+  const { seed = 1, yieldControl = nextMacrotask, sliceMs = DEFAULT_SLICE_MS } = options;
   const pause = timeSlices(yieldControl, sliceMs);
   const compiled = compileAgent(before);
   const logged = Array.isArray(log) ? columnsOf(log, Object.keys(compiled.inputs), Object.keys(compiled.outputs)) : (log as LogColumns);

@@ -1,6 +1,9 @@
 /** Yields to whatever waits (requests, in a service worker): the default way learning lets other work run. */
 export const nextMacrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** How long learning works between two yields unless told otherwise (autopilot asks for 20 ms). */
+export const DEFAULT_SLICE_MS = 30;
+
 /** Awaited often inside long work; `force` yields whatever the time. */
 export type Pause = (force?: boolean) => Promise<void>;
 

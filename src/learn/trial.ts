@@ -6,7 +6,7 @@ import { nearestNeighboursInSlices } from './neighbours.js';
 import type { Interval } from './offpolicy.js';
 import { averageDraw, normalCdf } from './policy.js';
 import { outputsAt, type Goal } from './optimize.js';
-import { nextMacrotask, timeSlices } from './slices.js';
+import { DEFAULT_SLICE_MS, nextMacrotask, timeSlices } from './slices.js';
 import { Moments, type MeanInterval } from './statistics.js';
 
 /**
@@ -114,7 +114,7 @@ export async function situationAdjusted(
   trial: readonly LoggedEvaluation[],
   current: AgentDefinition,
   yieldControl: () => Promise<void> = nextMacrotask,
-  sliceMs = 20,
+  sliceMs = DEFAULT_SLICE_MS,
 ): Promise<Float64Array> {
   // a baseline needs neighbours other than the evaluation itself
   if (before.length < 2) return Float64Array.from(trial, ({ metric }) => metric);

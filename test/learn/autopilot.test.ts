@@ -277,6 +277,10 @@ describe('one store, several services (processes, tabs)', () => {
     await t.store.writeAutopilot(userID, { ...stored, enabled: true, revision: 2 });
     await expect(t.store.writeAutopilot(userID, { ...stored, usedFeedback: 7, revision: 2 })).rejects.toMatchObject({ name: 'Conflict' });
     expect(await t.store.readAutopilot(userID, agent.id)).toMatchObject({ enabled: true, usedFeedback: 0, revision: 2 });
+    // a write over a revision of a record that is not there is as stale
+    const other = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    await expect(t.store.writeAutopilot(userID, { ...stored, agentID: other.id, revision: 2 })).rejects.toMatchObject({ name: 'Conflict' });
+    expect(await t.store.readAutopilot(userID, other.id)).toBeUndefined();
   });
 
   it('a switch made while another service\'s background step searches stands, and so does the step\'s work', async () => {
@@ -316,30 +320,59 @@ describe('one store, several services (processes, tabs)', () => {
     expect((await call('POST', `agent/${agent.id}`, { service: 5 })).body).not.toEqual(plain);
   });
 
-  it('a candidate promoted by a step that stopped before writing the trial down is recorded as adopted', async () => {
+  it('an adoption written down by a step that stopped before promoting its version is promoted by the next step', async () => {
     const world = worlds.find((w) => w.name === 'cliff')!;
     t = await createTestService();
-    // a service whose worker is stopped right after its first promotion, before it writes its state
-    let promoted: string | undefined;
+    // a service whose worker is stopped at its first promotion, after it wrote the adoption down
+    let adopted: string | undefined;
     const stopping = createFuzzyService({
       store: storeWith(t.store, {
-        promoteVersion: (promote) => async (userID, id, versionID, basedOn) => ((promoted ??= versionID), promote(userID, id, versionID, basedOn)),
-        writeAutopilot: (write) => (...args) => (promoted ? Promise.reject(new Error('the worker was stopped')) : write(...args)),
+        promoteVersion: () => async (_userID, _id, versionID) => {
+          adopted ??= versionID;
+          throw new Error('the worker was stopped');
+        },
       }),
       random: seededRandom(3004),
     });
     const first = await autopilotPlayer(world, 4, { service: stopping });
-    for (let round = 1; !promoted && round <= 50; round++) await play(world, first, 20, round);
-    expect(promoted).toBeDefined();
-    expect((await first.call('GET', `agent/${first.agentID}`)).body.latestVersion).toBe(promoted);
+    for (let round = 1; !adopted && round <= 50; round++) await play(world, first, 20, round);
+    expect(adopted).toBeDefined();
     const { body: before } = await first.call('GET', `agent/${first.agentID}/autopilot`);
-    expect(before.candidate.versionID).toBe(promoted);
+    const trial = before.trials.find((entry: { versionID: string }) => entry.versionID === adopted);
+    expect(trial).toMatchObject({ outcome: 'adopted' });
+    expect((await first.call('GET', `agent/${first.agentID}`)).body.latestVersion).toBe(trial.basedOn);
 
     const second = await autopilotPlayer(world, 5, { service: t.service, key: first.key, agentID: first.agentID });
-    await play(world, second, 20, 5);
+    await play(world, second, 10, 5);
     await t.service.idle();
-    const { body: after } = await second.call('GET', `agent/${first.agentID}/autopilot`);
-    expect(after.candidate?.versionID).not.toBe(promoted);
-    expect(after.trials.find((trial: { versionID: string }) => trial.versionID === promoted)).toMatchObject({ outcome: 'adopted', basedOn: before.candidate.basedOn });
+    expect((await second.call('GET', `agent/${first.agentID}`)).body.latestVersion).toBe(adopted);
+  }, 300_000);
+
+  it('a trial decided as a person switches autopilot off is not written down, and its version not promoted', async () => {
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    t = await createTestService();
+    const store = t.store;
+    // the person's switch lands just before the step writes its decision down
+    let decided: { versionID: string; basedOn: string } | undefined;
+    const racing = createFuzzyService({
+      store: storeWith(store, {
+        writeAutopilot: (write) => async (userID, record) => {
+          const stored = await store.readAutopilot(userID, record.agentID);
+          if (!decided && stored && record.trials.length > stored.trials.length) {
+            decided = record.trials.at(-1)!;
+            await store.writeAutopilot(userID, { ...stored, enabled: false, revision: (stored.revision ?? 0) + 1 });
+          }
+          return write(userID, record);
+        },
+      }),
+      random: seededRandom(3004),
+    });
+    const player = await autopilotPlayer(world, 4, { service: racing });
+    for (let round = 1; !decided && round <= 50; round++) await play(world, player, 20, round);
+    expect(decided).toBeDefined();
+    const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    expect(state).toMatchObject({ enabled: false, candidate: { versionID: decided!.versionID } });
+    expect(state.trials.some((trial: { versionID: string }) => trial.versionID === decided!.versionID)).toBe(false);
+    expect((await player.call('GET', `agent/${player.agentID}`)).body.latestVersion).toBe(decided!.basedOn);
   }, 300_000);
 });

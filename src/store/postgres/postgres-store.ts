@@ -272,14 +272,23 @@ export class PostgresStore implements FuzzboxStore {
   writeAutopilot(userID: string, record: AutopilotRecord): Promise<void> {
     return this.#db.transaction(async (sql) => {
       await this.#requireAgent(sql, userID, record.agentID);
-      // the revision is compared on the row as committed, locked by the update: one of two writers over one revision wins
-      const { rows } = await sql.query(
-        `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
-         ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record
-         WHERE coalesce((autopilot.record->>'revision')::bigint, 0) = $4
-         RETURNING agent_id`,
-        [record.agentID, userID, JSON.stringify({ ...record, userID }), (record.revision ?? 1) - 1],
-      );
+      // the revision is compared on the row as committed, locked by the update: of two writers over
+      // one revision, one wins; a first write (over none) inserts, any other needs the row
+      const over = (record.revision ?? 1) - 1;
+      const document = JSON.stringify({ ...record, userID });
+      const { rows } =
+        over === 0
+          ? await sql.query(
+              `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
+               ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record
+               WHERE coalesce((autopilot.record->>'revision')::bigint, 0) = 0
+               RETURNING agent_id`,
+              [record.agentID, userID, document],
+            )
+          : await sql.query(
+              `UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`,
+              [record.agentID, document, over],
+            );
       if (rows.length === 0) throw staleAutopilot(record.agentID);
     });
   }
