@@ -1,4 +1,4 @@
-// Worlds and players for the autopilot comparison (test/learn/autopilot.test.ts, bench/autopilot.bench.ts).
+// Worlds and players for the autopilot comparison (test/learn/autopilot-learning.test.ts, bench/autopilot.bench.ts).
 // Each world's rule is hidden from every player: they see situations, answer, and get an outcome.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
