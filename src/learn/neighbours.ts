@@ -34,9 +34,12 @@ export async function nearestNeighboursInSlices(data: Dataset, points: Int32Arra
   return hoods;
 }
 
-/** Neighbourhoods of `points` to fill: k of them each, or all there are (the point itself left out). */
+/** Neighbourhoods of `points` to fill: k of them each, or all there are (the point itself left out, wherever it is in the pool). */
 function emptyNeighbourhoods(data: Dataset, points: Int32Array, k: number, among: Int32Array | undefined): Neighbourhoods {
-  const size = Math.min(k, among ? among.length : data.size - 1);
+  const inPool = among ? new Uint8Array(data.size) : undefined;
+  among?.forEach((j) => (inPool![j] = 1));
+  const poolHoldsAPoint = !inPool || points.some((point) => inPool[point] === 1);
+  const size = Math.min(k, (among ? among.length : data.size) - (poolHoldsAPoint ? 1 : 0));
   return { points, k: size, index: new Int32Array(points.length * size), distance2: new Float64Array(points.length * size) };
 }
 

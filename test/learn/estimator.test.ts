@@ -43,6 +43,19 @@ describe('nearest neighbours', () => {
     expect(hoods.k).toBe(5);
     expect([...hoods.index].sort()).toEqual([0, 1, 3, 4, 5]);
   });
+  it('among a pool that holds the point, with k beyond the pool, takes every other member once and nothing else', () => {
+    const data = datasetOf(randomLog(40, 3), inputs, outputs);
+    const among = Int32Array.from([2, 5, 9, 11, 30]);
+    const hoods = nearestNeighbours(data, Int32Array.from([5, 7]), 64, among);
+    expect(hoods.k).toBe(4);
+    expect([...hoods.index.subarray(0, 4)].sort((a, b) => a - b)).toEqual([2, 9, 11, 30]);
+    // a point outside the pool: its four nearest of the five
+    const outside = [...hoods.index.subarray(4, 8)];
+    expect(new Set(outside).size).toBe(4);
+    expect(outside.every((j) => among.includes(j))).toBe(true);
+    // and when no point is in the pool, every member counts
+    expect(nearestNeighbours(data, Int32Array.from([7]), 64, among).k).toBe(5);
+  });
 });
 
 describe('metric estimator', () => {
