@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -16,6 +17,10 @@ const conformance = [
 export default defineConfig({
   test: {
     environment: 'node',
+    // a file per core: vitest's default (cores − 1) runs one file at a time on a 2-core CI
+    // machine, and much of a file's time is spent waiting on Chromium, a server or PostgreSQL.
+    // Files share nothing: each has its own databases (test/support/databases.ts), profiles and ports.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './scripts/summary-reporter.ts'],

@@ -3,22 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
-import { postgresDatabase } from '../../src/node/databases.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-let databases = 0;
-
-/** A new, empty database on the run's PostgreSQL server; resolves to its URL. */
-export async function newDatabase(): Promise<string> {
-  const url = inject('postgresURL');
-  const name = `serve_${process.pid}_${++databases}`;
-  const admin = postgresDatabase(url, { max: 1 });
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  return url.replace(/\/[^/]*$/, `/${name}`);
-}
-
 export interface Child {
   process: ChildProcess;
   url: string;

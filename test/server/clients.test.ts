@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { newDatabase, startServe, type Child } from './child.js';
+import { newDatabase } from '../support/databases.js';
+import { startServe, type Child } from './child.js';
 
 const clients = fileURLToPath(new URL('./clients/', import.meta.url));
 let server: Child;

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { postgresDatabase } from '../../src/node/databases.js';
 import { serve, type AccessLogEntry } from '../../src/node/index.js';
 import { tippingAgent } from '../support/service.js';
-import { newDatabase, rawRequest, startServe } from './child.js';
+import { newDatabase } from '../support/databases.js';
+import { rawRequest, startServe } from './child.js';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,7 +1,7 @@
 // vitest globalSetup of the `postgres` project: a real PostgreSQL server for the run, from
 // Debian's `postgresql` package (scripts/setup.mjs installs it when missing). A cluster in a
-// temporary directory (initdb), on a free loopback port (pg_ctl), one database the tests share
-// (each test service makes a schema of its own in it); stopped and removed afterwards.
+// temporary directory (initdb), on a free loopback port (pg_ctl), stopped and removed afterwards.
+// Each test file makes databases of its own on it (test/support/databases.ts).
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,14 +1,14 @@
 // A fuzzbox service behind a real http origin: fetch() → msw/node → service.handle(), over an
 // empty store of its own. Which store is the test run's parameter (vitest.config.ts runs the
 // conformance suite once per backend): a fresh fake-indexeddb factory, a schema of its own in
-// this test file's PGlite, or a schema of its own in the real PostgreSQL server that
-// test/support/postgres-server.ts starts.
+// this test file's PGlite, or a schema of its own in this test file's database on the real
+// PostgreSQL server that test/support/postgres-server.ts starts.
 import { PGlite } from '@electric-sql/pglite';
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, inject } from 'vitest';
+import { afterAll } from 'vitest';
 import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index.js';
 import { normaliseBasePath } from '../../src/api/index.js';
 import { onPGlite, postgresDatabase } from '../../src/node/databases.js';
@@ -16,6 +16,7 @@ import { DexieStore } from '../../src/store/dexie-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../../src/store/postgres/sql.js';
 import type { FuzzboxStore } from '../../src/store/store.js';
+import { newDatabase } from './databases.js';
 import { brokenStore, failWrites, quotaExceeded } from './faults.js';
 
 export type StoreBackend = 'dexie' | 'pglite' | 'postgres';
@@ -38,6 +39,8 @@ const sqlTables: Record<StoredKind, string> = { ...dexieTables, deletedAgents: '
 export type Fault = 'broken' | 'full';
 
 let pglite: Promise<PGlite> | undefined;
+/** this test file's database on the PostgreSQL server: its services' schemas are in it */
+let fileDatabase: Promise<string> | undefined;
 let schemas = 0;
 
 type Server = ReturnType<typeof setupServer>;
@@ -218,7 +221,7 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
   };
 }
 
-/** An empty schema of its own in this run's PostgreSQL (the test file's PGlite, or the server). */
+/** An empty schema of its own in this run's PostgreSQL (the test file's PGlite, or its database on the server). */
 export async function openTestDatabase(): Promise<SqlDatabase> {
   const schema = `test_${process.pid}_${++schemas}`;
   if (backend === 'pglite') {
@@ -227,7 +230,7 @@ export async function openTestDatabase(): Promise<SqlDatabase> {
     return onPGlite(database, { schema });
   }
   if (backend !== 'postgres') throw new Error(`the ${backend} backend has no SQL database`);
-  const url = inject('postgresURL');
+  const url = await (fileDatabase ??= newDatabase());
   const admin = postgresDatabase(url, { max: 1 });
   await admin.exec(`CREATE SCHEMA ${schema}`);
   await admin.close();

@@ -5,16 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { inject } from 'vitest';
 import { createFuzzyService, type FuzzyService, type SyncEvent } from '../../src/index.js';
-import { postgresDatabase } from '../../src/node/databases.js';
 import { DexieStore } from '../../src/store/dexie-store.js';
 import { serve, type FuzzboxServer } from '../../src/node/index.js';
+import { newDatabase } from '../support/databases.js';
 
 /** The server's database: the `pglite` project runs on PGlite files, the `postgres` project on the real server. */
 export const serverBackend = process.env.FUZZBOX_TEST_STORE === 'postgres' ? 'postgres' : 'pglite';
-
-let databases = 0;
 
 /** Where a server keeps its data: restarting on the same place finds everything again. */
 export async function serverStorage(): Promise<{ database?: string; dataDir?: string; remove(): void }> {
@@ -22,12 +19,7 @@ export async function serverStorage(): Promise<{ database?: string; dataDir?: st
     const dataDir = mkdtempSync(join(tmpdir(), 'fuzzbox-sync-'));
     return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const url = inject('postgresURL');
-  const name = `sync_${process.pid}_${++databases}`;
-  const admin = postgresDatabase(url, { max: 1 });
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  return { database: url.replace(/\/[^/]*$/, `/${name}`), remove: () => undefined };
+  return { database: await newDatabase('sync'), remove: () => undefined };
 }
 
 export async function startServer(storage: { database?: string; dataDir?: string }, port = 0): Promise<FuzzboxServer> {

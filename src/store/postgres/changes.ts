@@ -49,13 +49,30 @@ const print = ({ tx, kind, seq }: Position) => `${tx}.${kind}.${seq}`;
 const before = (a: Position, b: Position) => a.tx !== b.tx ? a.tx < b.tx : a.kind !== b.kind ? a.kind < b.kind : a.seq < b.seq;
 
 /**
+ * The oldest transaction that may still commit rows of this database: the snapshot's running
+ * transactions, less those `pg_stat_activity` shows running in another database (which cannot
+ * write here; its `datid` and `backend_xid` are shown to every role), or past them all when none
+ * is left. A transaction not found there (it ended meanwhile) counts as running, so the horizon
+ * is never later than the truth. `pg_snapshot_xmin` alone is the cluster's: a long write in any
+ * other database on the server would hold every pull back.
+ */
+const HORIZON = `
+  SELECT COALESCE(
+    (SELECT min(running) FROM pg_snapshot_xip(snapshot) running
+      WHERE (running::text::numeric % 4294967296)::text::xid NOT IN (
+        SELECT backend_xid FROM pg_stat_activity
+        WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+    pg_snapshot_xmax(snapshot))::text AS horizon
+  FROM pg_current_snapshot() snapshot`;
+
+/**
  * Up to `limit` of the account's records that changed after `checkpoint`, oldest change first,
  * within one snapshot (run it in a REPEATABLE READ transaction). Only transactions older than
- * every one still running are read (`pg_snapshot_xmin`): a transaction that started earlier and
- * commits later can never slip in behind a checkpoint already handed out.
+ * every one still running in this database are read (HORIZON): a transaction that started
+ * earlier and commits later can never slip in behind a checkpoint already handed out.
  */
 export async function readChanges(sql: Queryable, userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage> {
-  const { rows } = await sql.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
+  const { rows } = await sql.query<{ horizon: string }>(HORIZON);
   const horizon = rows[0]!.horizon;
   const from = checkpoint === undefined ? { tx: 0n, kind: 0, seq: -1n } : parse(checkpoint);
   const found: Array<{ at: Position; bytes: number; record: SyncRecord | undefined }> = [];
