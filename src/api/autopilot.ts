@@ -122,6 +122,20 @@ export function initialState(agent: Pick<AgentRecord, 'id' | 'userID'>): Autopil
   return { agentID: agent.id, userID: agent.userID, enabled: true, usedFeedback: 0, trials: [] };
 }
 
+/**
+ * `write` again when it fails with Conflict (another writer stored autopilot's state, or the agent
+ * moved on, since it read), WRITE_ATTEMPTS times in all; then the Conflict goes to the caller.
+ */
+async function againOnConflict<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.name === 'Conflict') || attempt === WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
 const definitionOf = (version: Pick<AgentDefinition, 'inputs' | 'outputs' | 'rules'>) => ({
   inputs: version.inputs,
   outputs: version.outputs,
@@ -191,21 +205,17 @@ export class Autopilot {
    * read and changed again, so a person's switch and a background step never undo each other, in
    * one process or in several that share the store.
    */
-  async update(userID: string, agentID: string, change: (state: AutopilotRecord) => AutopilotRecord | undefined): Promise<AutopilotRecord> {
-    for (let attempt = 1; ; attempt++) {
+  update(userID: string, agentID: string, change: (state: AutopilotRecord) => AutopilotRecord | undefined): Promise<AutopilotRecord> {
+    return againOnConflict(async () => {
       const readAt = Date.now();
       const stored = (await this.#store.readAutopilot(userID, agentID)) ?? initialState({ id: agentID, userID });
       const changed = change(stored);
       if (!changed) return stored;
       const next = { ...changed, revision: (stored.revision ?? 0) + 1 };
-      try {
-        await this.#store.writeAutopilot(userID, next);
-        this.#cache(agentID, next, readAt);
-        return next;
-      } catch (error) {
-        if (!(error instanceof ApiError && error.name === 'Conflict') || attempt === WRITE_ATTEMPTS) throw error;
-      }
-    }
+      await this.#store.writeAutopilot(userID, next);
+      this.#cache(agentID, next, readAt);
+      return next;
+    });
   }
 
   /**
@@ -406,10 +416,19 @@ export class Autopilot {
       ...(result.offPolicy ? { offPolicy: result.offPolicy } : {}),
       changes: result.changes.length,
     };
-    const version = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence });
-    // switched off in the moment since the check above: the version stays, never served, and the search is made again once on
-    const candidate = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position), definition: body };
     // the trial counts feedback after all it saw (`seen`), not only after what the proposal used
-    await this.#settle(userID, state, { ...state, ...seen, candidate }, { whileOff: 'skip' });
+    const seenFeedback = all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position);
+    // the version and the state naming it are stored together, or neither: switched off, or
+    // another process decided or proposed, since the check above, no version is left behind
+    await againOnConflict(async () => {
+      const readAt = Date.now();
+      const stored = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence }, (current, version) => {
+        const now = current ?? initialState(agent);
+        if (!sameWork(now, state) || !now.enabled) return undefined;
+        const candidate = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: seenFeedback, definition: body };
+        return { ...state, ...seen, candidate, enabled: true, revision: (now.revision ?? 0) + 1 };
+      });
+      if (stored) this.#cache(agent.id, stored.state, readAt);
+    });
   }
 }

@@ -196,29 +196,6 @@ export function readVersion(db: FuzzboxDatabase, userID: string, id: string): Pr
   });
 }
 
-/**
- * A version that is not (yet) the latest: autopilot's candidate, numbered like any version, only if
- * the agent is still at `basedOn` (else Conflict). The agent itself keeps its definition.
- */
-export function addCandidateVersion(
-  db: FuzzboxDatabase,
-  userID: string,
-  id: string,
-  basedOn: string,
-  body: AgentBody,
-  parsedRules: unknown[],
-  provenance: Provenance,
-): Promise<VersionRecord> {
-  return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
-    const current = await requireAgent(db, userID, id);
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
-    const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
-    await db.versions.add(version);
-    await putAgent(db, { ...current, versionCount: current.versionCount + 1 });
-    return version;
-  });
-}
-
 /** Makes the candidate `versionID` the agent's latest version, only if the agent is still at `basedOn` (else Conflict). */
 export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {

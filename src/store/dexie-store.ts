@@ -14,10 +14,10 @@ import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
-import { countEvaluationsByVersion, readAutopilot, readLearningLog, updateAgentFrom, writeAutopilot } from './learning.js';
+import { addCandidateVersion, countEvaluationsByVersion, readAutopilot, readLearningLog, updateAgentFrom, writeAutopilot } from './learning.js';
 import type { LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from './records.js';
-import type { EvaluationQuery, FuzzboxStore } from './store.js';
+import type { CandidateDecision, EvaluationQuery, FuzzboxStore } from './store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
 export class DexieStore implements FuzzboxStore, replica.SyncReplica {
@@ -68,8 +68,8 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
     return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules, provenance);
   }
-  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance) {
-    return agents.addCandidateVersion(this.db, userID, id, basedOn, body, parsedRules, provenance);
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision) {
+    return addCandidateVersion(this.db, userID, id, basedOn, body, parsedRules, provenance, decide);
   }
   promoteVersion(userID: string, id: string, versionID: string, basedOn: string) {
     return agents.promoteVersion(this.db, userID, id, versionID, basedOn);

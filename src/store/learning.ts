@@ -1,11 +1,13 @@
 import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
-import { requireAgent, staleAutopilot, updateAgent } from './agents.js';
+import { putAgent, redefined, requireAgent, snapshot, staleAutopilot, updateAgent } from './agents.js';
+import { newId } from './ids.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
 import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from './records.js';
+import type { Candidate, CandidateDecision } from './store.js';
 
 /** Log groups read per transaction (each up to LOG_CHUNK logs): no read holds the database long. */
 const GROUP_PAGE = 64;
@@ -84,9 +86,38 @@ export function readAutopilot(db: FuzzboxDatabase, userID: string, agentID: stri
 export function writeAutopilot(db: FuzzboxDatabase, userID: string, record: AutopilotRecord): Promise<void> {
   return db.transaction('rw', [db.agents, db.deletedAgents, db.versions, db.autopilot], async () => {
     await requireAgent(db, userID, record.agentID);
-    const stored = await db.autopilot.get(record.agentID);
-    if ((stored?.revision ?? 0) !== (record.revision ?? 1) - 1) throw staleAutopilot(record.agentID);
-    await db.autopilot.put({ ...record, userID });
+    await putAutopilotOver(db, userID, record, await db.autopilot.get(record.agentID));
+  });
+}
+
+/** Stores `record` if `stored` is the revision before it, else Conflict (inside a transaction that read `stored`). */
+async function putAutopilotOver(db: FuzzboxDatabase, userID: string, record: AutopilotRecord, stored: AutopilotRecord | undefined): Promise<void> {
+  if ((stored?.revision ?? 0) !== (record.revision ?? 1) - 1) throw staleAutopilot(record.agentID);
+  await db.autopilot.put({ ...record, userID });
+}
+
+/** FuzzboxStore.addCandidateVersion: the version and the autopilot state naming it, in one transaction. */
+export function addCandidateVersion(
+  db: FuzzboxDatabase,
+  userID: string,
+  id: string,
+  basedOn: string,
+  body: AgentBody,
+  parsedRules: unknown[],
+  provenance: Provenance,
+  decide: CandidateDecision,
+): Promise<Candidate | undefined> {
+  return db.transaction('rw', [db.agents, db.heads, db.versions, db.deletedAgents, db.autopilot], async () => {
+    const current = await requireAgent(db, userID, id);
+    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
+    const stored = await db.autopilot.get(id);
+    const state = decide(stored, version);
+    if (!state) return undefined;
+    await db.versions.add(version);
+    await putAgent(db, { ...current, versionCount: current.versionCount + 1 });
+    await putAutopilotOver(db, userID, state, stored);
+    return { version, state };
   });
 }
 

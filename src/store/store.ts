@@ -7,6 +7,14 @@ import type { ImportRecord } from './backup.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
+/** addCandidateVersion's choice: the autopilot state to store with the new version, or undefined for neither. */
+export type CandidateDecision = (stored: AutopilotRecord | undefined, version: VersionRecord) => AutopilotRecord | undefined;
+/** What addCandidateVersion stored. */
+export interface Candidate {
+  version: VersionRecord;
+  state: AutopilotRecord;
+}
+
 /** A stored evaluation and, unless its trace is stored, the version to recompute the trace from. */
 export interface StoredEvaluation {
   evaluation: EvaluationRecord;
@@ -78,10 +86,13 @@ export interface FuzzboxStore {
    */
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
-   * A new version that does not become the latest (autopilot's candidate), numbered like any
-   * other, only if the agent is still at `basedOn` (else Conflict).
+   * Autopilot's candidate, in one transaction: a new version that does not become the latest
+   * (numbered like any other), and the agent's autopilot state that names it. `decide` gets the
+   * state as stored and the version about to be added, and returns the state to store (over the
+   * stored revision, as writeAutopilot), or undefined to store neither. Conflict if the agent is
+   * no longer at `basedOn`, or if another writer stored the state meanwhile.
    */
-  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<VersionRecord>;
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined>;
   /** Makes an existing version of the agent its latest (definition included), only if it is still at `basedOn` (else Conflict). */
   promoteVersion(userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord>;
   /** Removes the agent and leaves a tombstone; its logs stay readable. */

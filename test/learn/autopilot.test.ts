@@ -196,6 +196,48 @@ describe('one store, several services (processes, tabs)', () => {
     expect((await second.call('GET', `agent/${first.agentID}`)).body.latestVersion).toBe(adopted);
   }, 300_000);
 
+  it('a candidate proposed as a person switches autopilot off, or as another step writes the state, leaves no version behind', async () => {
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    t = await createTestService();
+    const store = t.store;
+    // the person's switch, then another step's work, land just before the step stores its candidate
+    const raced: Array<'switch' | 'proposal'> = [];
+    const racing = createFuzzyService({
+      store: storeWith(store, {
+        addCandidateVersion: (add) => async (userID, id, basedOn, body, parsedRules, provenance, decide) => {
+          const stored = (await store.readAutopilot(userID, id))!;
+          if (raced.length === 0) {
+            raced.push('switch');
+            await store.writeAutopilot(userID, { ...stored, enabled: false, revision: (stored.revision ?? 0) + 1 });
+          } else if (raced.length === 1) {
+            raced.push('proposal');
+            // what another step that searched writes down: the feedback it saw
+            await store.writeAutopilot(userID, { ...stored, feedbackSeen: (stored.feedbackSeen ?? 0) + 1, revision: (stored.revision ?? 0) + 1 });
+          }
+          return add(userID, id, basedOn, body, parsedRules, provenance, decide);
+        },
+      }),
+      random: seededRandom(3004),
+    });
+    const player = await autopilotPlayer(world, 4, { service: racing });
+    for (let round = 1; raced.length === 0 && round <= 50; round++) await play(world, player, 20, round);
+    expect(raced).toEqual(['switch']);
+    // every version autopilot made is the candidate on trial or one a trial decided
+    const unaccounted = async () => {
+      const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+      const known = new Set<string>([state.candidate?.versionID, ...state.trials.map((trial: { versionID: string }) => trial.versionID)]);
+      const versions = (await player.call('GET', `agent/${player.agentID}/version`)).body as Array<{ id: string; origin: string }>;
+      return versions.filter((version) => version.origin === 'autopilot' && !known.has(version.id)).map((version) => version.id);
+    };
+    expect((await player.call('GET', `agent/${player.agentID}/autopilot`)).body).toMatchObject({ enabled: false, candidate: null });
+    expect(await unaccounted()).toEqual([]);
+    // switched on again: the next proposal finds that another step wrote the state since it read it
+    await player.call('PUT', `agent/${player.agentID}/autopilot`, { enabled: true });
+    for (let round = 51; raced.length === 1 && round <= 100; round++) await play(world, player, 20, round);
+    expect(raced).toEqual(['switch', 'proposal']);
+    expect(await unaccounted()).toEqual([]);
+  }, 300_000);
+
   it('a trial decided as a person switches autopilot off is not written down, and its version not promoted', async () => {
     const world = worlds.find((w) => w.name === 'cliff')!;
     t = await createTestService();

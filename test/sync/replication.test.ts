@@ -152,11 +152,11 @@ describe('learning', () => {
     const store = await PostgresStore.open(sql);
     const { userID } = (await store.findAccountByKeyHash(await sha256Hex(apiKey)))!;
     const body = { ...tipping('learning', 34), performance: { comfort: 'maximize' as const } };
-    const candidate = await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' });
     const definition = { inputs: body.inputs, outputs: body.outputs, rules: body.rules };
-    const trial = { versionID: candidate.id, basedOn: agent.latestVersion, since: candidate.createdAt, definition };
-    const stored = await store.readAutopilot(userID, agent.id);
-    await store.writeAutopilot(userID, { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, revision: (stored?.revision ?? 0) + 1 });
+    const { version: candidate } = (await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' }, (stored, version) => {
+      const trial = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition };
+      return { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, revision: (stored?.revision ?? 0) + 1 };
+    }))!;
     await store.close();
     server = await startServer(storage, port);
 

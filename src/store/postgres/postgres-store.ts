@@ -6,7 +6,7 @@ import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAg
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import type { ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, StoredEvaluation } from '../store.js';
+import type { Candidate, CandidateDecision, ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
@@ -229,13 +229,17 @@ export class PostgresStore implements FuzzboxStore {
     return current;
   }
 
-  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance): Promise<VersionRecord> {
+  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined> {
     return this.#db.transaction(async (sql) => {
       const current = await this.#lockedAt(sql, userID, id, basedOn);
       const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
+      const { rows } = await sql.query<{ record: AutopilotRecord }>('SELECT record FROM autopilot WHERE agent_id = $1', [id]);
+      const state = decide(rows[0]?.record, version);
+      if (!state) return undefined;
       await this.#addVersion(sql, version);
       await sql.query('UPDATE agents SET version_count = $2 WHERE id = $1', [id, current.versionCount + 1]);
-      return version;
+      await writeAutopilotRow(sql, userID, state);
+      return { version, state };
     });
   }
 
@@ -272,24 +276,7 @@ export class PostgresStore implements FuzzboxStore {
   writeAutopilot(userID: string, record: AutopilotRecord): Promise<void> {
     return this.#db.transaction(async (sql) => {
       await this.#requireAgent(sql, userID, record.agentID);
-      // the revision is compared on the row as committed, locked by the update: of two writers over
-      // one revision, one wins; a first write (over none) inserts, any other needs the row
-      const over = (record.revision ?? 1) - 1;
-      const document = JSON.stringify({ ...record, userID });
-      const { rows } =
-        over === 0
-          ? await sql.query(
-              `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
-               ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record
-               WHERE coalesce((autopilot.record->>'revision')::bigint, 0) = 0
-               RETURNING agent_id`,
-              [record.agentID, userID, document],
-            )
-          : await sql.query(
-              `UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`,
-              [record.agentID, document, over],
-            );
-      if (rows.length === 0) throw staleAutopilot(record.agentID);
+      await writeAutopilotRow(sql, userID, record);
     });
   }
 
@@ -547,4 +534,28 @@ export class PostgresStore implements FuzzboxStore {
   close(): Promise<void> {
     return this.#db.close();
   }
+}
+
+/**
+ * Stores autopilot's state over the revision before `record.revision`, else Conflict. The revision
+ * is compared on the row as committed, locked by the update: of two writers over one revision,
+ * one wins; a first write (over none) inserts, any other needs the row.
+ */
+async function writeAutopilotRow(sql: Queryable, userID: string, record: AutopilotRecord): Promise<void> {
+  const over = (record.revision ?? 1) - 1;
+  const document = JSON.stringify({ ...record, userID });
+  const { rows } =
+    over === 0
+      ? await sql.query(
+          `INSERT INTO autopilot (agent_id, user_id, record) VALUES ($1, $2, $3)
+           ON CONFLICT (agent_id) DO UPDATE SET record = excluded.record
+           WHERE coalesce((autopilot.record->>'revision')::bigint, 0) = 0
+           RETURNING agent_id`,
+          [record.agentID, userID, document],
+        )
+      : await sql.query(
+          `UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`,
+          [record.agentID, document, over],
+        );
+  if (rows.length === 0) throw staleAutopilot(record.agentID);
 }
