@@ -17,10 +17,10 @@ const conformance = [
 export default defineConfig({
   test: {
     environment: 'node',
-    // a file per core: vitest's default (cores − 1) runs one file at a time on a 2-core CI
+    // at least two files at once: vitest's default (cores − 1) runs one at a time on a 2-core CI
     // machine, and much of a file's time is spent waiting on Chromium, a server or PostgreSQL.
     // Files share nothing: each has its own databases (test/support/databases.ts), profiles and ports.
-    maxWorkers: availableParallelism(),
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './scripts/summary-reporter.ts'],

@@ -7,7 +7,7 @@ import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
 import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
-import type { FuzzboxStore } from '../store/store.js';
+import { StaleAutopilot, type FuzzboxStore } from '../store/store.js';
 import { compileOrReject } from './compiled-agents.js';
 
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
@@ -123,15 +123,16 @@ export function initialState(agent: Pick<AgentRecord, 'id' | 'userID'>): Autopil
 }
 
 /**
- * `write` again when it fails with Conflict (another writer stored autopilot's state, or the agent
- * moved on, since it read), WRITE_ATTEMPTS times in all; then the Conflict goes to the caller.
+ * `write` again when another writer stored autopilot's state since it read it, WRITE_ATTEMPTS
+ * times in all; then that Conflict goes to the caller. Any other error (an agent that moved on
+ * to another version, whose Conflict no retry can change) goes at once.
  */
 async function againOnConflict<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (!(error instanceof ApiError && error.name === 'Conflict') || attempt === WRITE_ATTEMPTS) throw error;
+      if (!(error instanceof StaleAutopilot) || attempt === WRITE_ATTEMPTS) throw error;
     }
   }
 }

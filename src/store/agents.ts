@@ -15,7 +15,6 @@ export interface DeletedAgent {
 }
 
 /** A write of autopilot's state over a revision other than the stored one (AutopilotRecord.revision). */
-export const staleAutopilot = (agentID: string) => new ApiError('Conflict', `autopilot's state of agent "${agentID}" was written meanwhile; read it again`);
 
 /**
  * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its

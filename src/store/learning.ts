@@ -1,13 +1,13 @@
 import { Dexie } from 'dexie';
 import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
-import { putAgent, redefined, requireAgent, snapshot, staleAutopilot, updateAgent } from './agents.js';
+import { putAgent, redefined, requireAgent, snapshot, updateAgent } from './agents.js';
 import { newId } from './ids.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
 import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from './records.js';
-import type { Candidate, CandidateDecision } from './store.js';
+import { StaleAutopilot, type Candidate, type CandidateDecision } from './store.js';
 
 /** Log groups read per transaction (each up to LOG_CHUNK logs): no read holds the database long. */
 const GROUP_PAGE = 64;
@@ -92,7 +92,7 @@ export function writeAutopilot(db: FuzzboxDatabase, userID: string, record: Auto
 
 /** Stores `record` if `stored` is the revision before it, else Conflict (inside a transaction that read `stored`). */
 async function putAutopilotOver(db: FuzzboxDatabase, userID: string, record: AutopilotRecord, stored: AutopilotRecord | undefined): Promise<void> {
-  if ((stored?.revision ?? 0) !== (record.revision ?? 1) - 1) throw staleAutopilot(record.agentID);
+  if ((stored?.revision ?? 0) !== (record.revision ?? 1) - 1) throw new StaleAutopilot(record.agentID);
   await db.autopilot.put({ ...record, userID });
 }
 

@@ -1,3 +1,4 @@
+import { ApiError } from '../schema/errors.js';
 import type { AgentBody } from '../schema/agent.js';
 import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
@@ -6,6 +7,13 @@ import type { AutopilotLine } from '../schema/sync.js';
 import type { ImportRecord } from './backup.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
+
+/** A Conflict over autopilot's state: another writer stored it since it was read, so reading it again and retrying can succeed. */
+export class StaleAutopilot extends ApiError {
+  constructor(agentID: string) {
+    super('Conflict', `autopilot's state of agent "${agentID}" was written meanwhile; read it again`);
+  }
+}
 
 /** addCandidateVersion's choice: the autopilot state to store with the new version, or undefined for neither. */
 export type CandidateDecision = (stored: AutopilotRecord | undefined, version: VersionRecord) => AutopilotRecord | undefined;

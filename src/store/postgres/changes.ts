@@ -52,18 +52,27 @@ const before = (a: Position, b: Position) => a.tx !== b.tx ? a.tx < b.tx : a.kin
  * The oldest transaction that may still commit rows of this database: the snapshot's running
  * transactions, less those `pg_stat_activity` shows running in another database (which cannot
  * write here; its `datid` and `backend_xid` are shown to every role), or past them all when none
- * is left. A transaction not found there (it ended meanwhile) counts as running, so the horizon
- * is never later than the truth. `pg_snapshot_xmin` alone is the cluster's: a long write in any
- * other database on the server would hold every pull back.
+ * is left. A transaction not found there (it ended meanwhile, or is prepared for two-phase commit)
+ * counts as running, so the horizon is never later than the truth. `pg_snapshot_xmin` alone is
+ * the cluster's: a long write in any other database on the server would hold every pull back.
+ * (`ORDER BY … LIMIT 1`, not `min`: `min(xid8)` needs PostgreSQL 15.)
  */
 const HORIZON = `
   SELECT COALESCE(
-    (SELECT min(running) FROM pg_snapshot_xip(snapshot) running
+    (SELECT running FROM pg_snapshot_xip(snapshot) running
       WHERE (running::text::numeric % 4294967296)::text::xid NOT IN (
         SELECT backend_xid FROM pg_stat_activity
-        WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))),
+        WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))
+      ORDER BY running LIMIT 1),
     pg_snapshot_xmax(snapshot))::text AS horizon
   FROM pg_current_snapshot() snapshot`;
+
+/**
+ * The whole server's horizon, where the transactions cannot be placed: a role that may not read
+ * `pg_stat_activity` (some servers revoke it), or a standby, whose snapshots list no running
+ * transaction by itself.
+ */
+const SERVER_HORIZON = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon';
 
 /**
  * Up to `limit` of the account's records that changed after `checkpoint`, oldest change first,
@@ -72,7 +81,11 @@ const HORIZON = `
  * earlier and commits later can never slip in behind a checkpoint already handed out.
  */
 export async function readChanges(sql: Queryable, userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage> {
-  const { rows } = await sql.query<{ horizon: string }>(HORIZON);
+  // the transaction's snapshot is taken by this first statement, so pg_stat_activity is read after it
+  const { rows: placeable } = await sql.query<{ yes: boolean }>(
+    "SELECT has_table_privilege('pg_catalog.pg_stat_activity', 'SELECT') AND NOT pg_is_in_recovery() AS yes",
+  );
+  const { rows } = await sql.query<{ horizon: string }>(placeable[0]!.yes ? HORIZON : SERVER_HORIZON);
   const horizon = rows[0]!.horizon;
   const from = checkpoint === undefined ? { tx: 0n, kind: 0, seq: -1n } : parse(checkpoint);
   const found: Array<{ at: Position; bytes: number; record: SyncRecord | undefined }> = [];

@@ -1,12 +1,12 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { newAgentRecord, ownAgent, redefined, snapshot, staleAutopilot } from '../agents.js';
+import { newAgentRecord, ownAgent, redefined, snapshot } from '../agents.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import type { Candidate, CandidateDecision, ChangePage, EvaluationPage, EvaluationPosition, EvaluationQuery, FuzzboxStore, StoredEvaluation } from '../store.js';
+import { StaleAutopilot, type Candidate, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
@@ -557,5 +557,5 @@ async function writeAutopilotRow(sql: Queryable, userID: string, record: Autopil
           `UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`,
           [record.agentID, document, over],
         );
-  if (rows.length === 0) throw staleAutopilot(record.agentID);
+  if (rows.length === 0) throw new StaleAutopilot(record.agentID);
 }
