@@ -14,8 +14,6 @@ export interface DeletedAgent {
   deletedAt?: string;
 }
 
-/** A write of autopilot's state over a revision other than the stored one (AutopilotRecord.revision). */
-
 /**
  * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its
  * owner), from what is stored for `id`.
