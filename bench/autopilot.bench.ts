@@ -2,15 +2,15 @@
 // hidden from every player), same situations and noise for every player of a world and seed:
 // the starting agent; fuzzbox on autopilot (evaluate + feedback only, through the real handler);
 // fuzzbox driven by hand (?explore=0.15, then POST /optimize, five rounds); the best fixed answer in
-// hindsight; UCB1 over answers per output in 6 buckets per input, tuned per world on other seeds;
-// the best answer per situation.
+// hindsight; UCB1 over answers per output in 6 buckets per input, tuned per world on other seeds,
+// and configured once for every world (tuned on other seeds over all of them); the best answer per situation.
 // Then the cost of one optimisation over 100,000 logged evaluations.
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
 import { compareAgents, optimizeAgent, seededRandom, situationAdjusted, type LoggedEvaluation } from '../src/learn/index.js';
 import type { Interval } from '../src/learn/offpolicy.js';
 import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
-import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
+import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, tuneBanditForAll, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
 
 const EVALUATIONS = Number(process.env.AUTOPILOT_EVALUATIONS ?? 1000);
 const SEEDS = Number(process.env.AUTOPILOT_SEEDS ?? 5);
@@ -40,10 +40,13 @@ async function byHandPlayer(world: ArenaWorld, seed: number) {
 }
 
 const rows: Array<{ world: string; results: Record<string, Play[]> }> = [];
-const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'best per situation'] as const;
+const names = ['starting agent', 'autopilot', 'by hand', 'best fixed', 'UCB bandit', 'UCB, one configuration', 'best per situation'] as const;
 const estimates: Array<{ world: string; offPolicy: Interval; trial: Interval | undefined; trueGain: number }> = [];
 /** per world and seed: what autopilot says its adopted versions gained together (GET /agent/:id/autopilot's gain), and the truth */
 const totals: Array<{ world: string; seed: number; estimate: Interval; trueGain: number }> = [];
+// the bandit as a developer would deploy it, not knowing the world: one configuration, chosen over every world
+const banditForAll = await tuneBanditForAll(worlds, EVALUATIONS, [101, 102, 103]);
+console.log(`every world: UCB configured once as ${JSON.stringify(banditForAll)}`);
 for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name))) {
   const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
   // the bandit at its best for this world: answers per output, bonus and final answer chosen on seeds never reported
@@ -83,6 +86,7 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     await hand.close();
     results['best fixed']!.push(await play(world, bestFixedPlayer(world, seed, EVALUATIONS), EVALUATIONS, seed));
     results['UCB bandit']!.push(await play(world, banditPlayer(world, bandit), EVALUATIONS, seed));
+    results['UCB, one configuration']!.push(await play(world, banditPlayer(world, banditForAll), EVALUATIONS, seed));
     results['best per situation']!.push(await play(world, oraclePlayer(world), EVALUATIONS, seed));
   }
   rows.push({ world: world.name, results });
@@ -100,17 +104,20 @@ for (const { world, results } of rows) {
   const start = results['starting agent']!;
   const auto = results.autopilot!;
   const bandit = results['UCB bandit']!;
+  const banditOnce = results['UCB, one configuration']!;
   const best = results['best per situation']!;
   const perSeed = auto.map((a, i) => ({
     beatsBanditFinal: a.final > bandit[i]!.final,
     beatsBanditCumulative: a.cumulative > bandit[i]!.cumulative,
+    beatsBanditOnceFinal: a.final > banditOnce[i]!.final,
     notBelowStatic: a.cumulative >= 0.98 * start[i]!.cumulative,
     gain: a.final / start[i]!.final - 1,
     gapClosed: (a.final - start[i]!.final) / (best[i]!.final - start[i]!.final),
   }));
-  const count = (key: 'beatsBanditFinal' | 'beatsBanditCumulative' | 'notBelowStatic') => perSeed.filter((s) => s[key]).length;
+  const count = (key: 'beatsBanditFinal' | 'beatsBanditCumulative' | 'beatsBanditOnceFinal' | 'notBelowStatic') => perSeed.filter((s) => s[key]).length;
   console.log(
     `${world.padEnd(12)} beats UCB (final answers) ${count('beatsBanditFinal')}/${SEEDS}, (while learning) ${count('beatsBanditCumulative')}/${SEEDS};` +
+      ` beats UCB configured once (final answers) ${count('beatsBanditOnceFinal')}/${SEEDS};` +
       ` while learning ≥ 98% of the static agent ${count('notBelowStatic')}/${SEEDS};` +
       ` gain ≥ 25% ${perSeed.filter((s) => s.gain >= 0.25).length}/${SEEDS} (${perSeed.map((s) => `${(s.gain * 100).toFixed(0)}%`).join(' ')});` +
       ` gap to best per situation closed ≥ 60% ${perSeed.filter((s) => s.gapClosed >= 0.6).length}/${SEEDS} (${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')})`,

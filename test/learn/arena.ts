@@ -194,8 +194,8 @@ export interface BanditSettings {
 /**
  * UCB1 over a grid of answers in each bucket of the inputs. The bonus is scaled by the running
  * standard deviation of all outcomes seen (a robust scale: one huge outcome does not blow it up
- * for ever the way max |outcome| would); `c` and the final answer are tuned per world
- * (bench/autopilot.bench.ts tunes them on other seeds than it reports).
+ * for ever the way max |outcome| would); the grid, `c` and the final answer are tuned per world, or
+ * once for every world (bench/autopilot.bench.ts tunes both ways on other seeds than it reports).
  */
 export function banditPlayer(world: ArenaWorld, settings: BanditSettings = { levels: 10, buckets: 6, c: 0.5, greedy: 'mean' }): Player {
   const { levels, buckets, c } = settings;
@@ -252,21 +252,51 @@ export function banditPlayer(world: ArenaWorld, settings: BanditSettings = { lev
   };
 }
 
+/** Every bandit configuration the tunings below choose among. */
+const banditSettings: BanditSettings[] = [6, 10, 15].flatMap((levels) =>
+  [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5].flatMap((c) => (['mean', 'pulls'] as const).map((greedy) => ({ levels, buckets: 6, c, greedy }))),
+);
+
 /** The bandit's settings that do best on the final answers over `seeds` (not the seeds reported). */
 export async function tuneBandit(world: ArenaWorld, count: number, seeds: readonly number[]): Promise<BanditSettings> {
   let best: BanditSettings | undefined;
   let bestValue = -Infinity;
-  for (const levels of [6, 10, 15]) {
-    for (const c of [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5]) {
-      for (const greedy of ['mean', 'pulls'] as const) {
-        const settings = { levels, buckets: 6, c, greedy };
-        let value = 0;
-        for (const seed of seeds) value += (await play(world, banditPlayer(world, settings), count, seed)).final;
-        if (value > bestValue) [best, bestValue] = [settings, value];
-      }
-    }
+  for (const settings of banditSettings) {
+    let value = 0;
+    for (const seed of seeds) value += (await play(world, banditPlayer(world, settings), count, seed)).final;
+    if (value > bestValue) [best, bestValue] = [settings, value];
   }
   return best!;
+}
+
+/**
+ * The one bandit configuration for every world, as a developer would deploy it without knowing the
+ * world: the one whose final answers close the largest mean share of each world's gap from the
+ * starting agent to the best answer per situation, over `seeds`.
+ */
+export async function tuneBanditForAll(arenaWorlds: readonly ArenaWorld[], count: number, seeds: readonly number[]): Promise<BanditSettings> {
+  const gaps: Array<{ start: number; best: number }> = [];
+  for (const world of arenaWorlds) {
+    let start = 0;
+    let best = 0;
+    for (const seed of seeds) {
+      start += (await play(world, staticPlayer(world), count, seed)).final;
+      best += (await play(world, oraclePlayer(world), count, seed)).final;
+    }
+    gaps.push({ start, best });
+  }
+  let chosen: BanditSettings | undefined;
+  let chosenShare = -Infinity;
+  for (const settings of banditSettings) {
+    let share = 0;
+    for (const [w, world] of arenaWorlds.entries()) {
+      let final = 0;
+      for (const seed of seeds) final += (await play(world, banditPlayer(world, settings), count, seed)).final;
+      share += (final - gaps[w]!.start) / (gaps[w]!.best - gaps[w]!.start);
+    }
+    if (share > chosenShare) [chosen, chosenShare] = [settings, share];
+  }
+  return chosen!;
 }
 
 /** fuzzbox through its real handler: `POST /agent/:id` without parameters and feedback, nothing else. */
