@@ -257,13 +257,19 @@ const banditSettings: BanditSettings[] = [6, 10, 15].flatMap((levels) =>
   [0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5].flatMap((c) => (['mean', 'pulls'] as const).map((greedy) => ({ levels, buckets: 6, c, greedy }))),
 );
 
+/** The sum over `seeds` of a player's final answers, a fresh player each seed. */
+async function finalOver(world: ArenaWorld, player: () => Player, count: number, seeds: readonly number[]): Promise<number> {
+  let total = 0;
+  for (const seed of seeds) total += (await play(world, player(), count, seed)).final;
+  return total;
+}
+
 /** The bandit's settings that do best on the final answers over `seeds` (not the seeds reported). */
 export async function tuneBandit(world: ArenaWorld, count: number, seeds: readonly number[]): Promise<BanditSettings> {
   let best: BanditSettings | undefined;
   let bestValue = -Infinity;
   for (const settings of banditSettings) {
-    let value = 0;
-    for (const seed of seeds) value += (await play(world, banditPlayer(world, settings), count, seed)).final;
+    const value = await finalOver(world, () => banditPlayer(world, settings), count, seeds);
     if (value > bestValue) [best, bestValue] = [settings, value];
   }
   return best!;
@@ -271,27 +277,20 @@ export async function tuneBandit(world: ArenaWorld, count: number, seeds: readon
 
 /**
  * The one bandit configuration for every world, as a developer would deploy it without knowing the
- * world: the one whose final answers close the largest mean share of each world's gap from the
- * starting agent to the best answer per situation, over `seeds`.
+ * world: the one whose final answers close the largest share of each world's gap from the starting
+ * agent to the best answer per situation, summed over the worlds, over `seeds`.
  */
 export async function tuneBanditForAll(arenaWorlds: readonly ArenaWorld[], count: number, seeds: readonly number[]): Promise<BanditSettings> {
   const gaps: Array<{ start: number; best: number }> = [];
   for (const world of arenaWorlds) {
-    let start = 0;
-    let best = 0;
-    for (const seed of seeds) {
-      start += (await play(world, staticPlayer(world), count, seed)).final;
-      best += (await play(world, oraclePlayer(world), count, seed)).final;
-    }
-    gaps.push({ start, best });
+    gaps.push({ start: await finalOver(world, () => staticPlayer(world), count, seeds), best: await finalOver(world, () => oraclePlayer(world), count, seeds) });
   }
   let chosen: BanditSettings | undefined;
   let chosenShare = -Infinity;
   for (const settings of banditSettings) {
     let share = 0;
     for (const [w, world] of arenaWorlds.entries()) {
-      let final = 0;
-      for (const seed of seeds) final += (await play(world, banditPlayer(world, settings), count, seed)).final;
+      const final = await finalOver(world, () => banditPlayer(world, settings), count, seeds);
       share += (final - gaps[w]!.start) / (gaps[w]!.best - gaps[w]!.start);
     }
     if (share > chosenShare) [chosen, chosenShare] = [settings, share];
