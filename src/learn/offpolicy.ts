@@ -1,11 +1,16 @@
 import type { Dataset } from './dataset.js';
 import { MetricEstimator, type Bandwidths } from './estimator.js';
-import { nearestNeighboursInSlices } from './neighbours.js';
+import { nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js';
 import { shuffle, type Random } from './random.js';
 import type { Pause } from './slices.js';
 
 /** A weight 1/density is clipped here: a rare answer must not decide the estimate alone. */
 export const MAX_WEIGHT = 20;
+/**
+ * A `local` correction's weight of "no correction": where the evaluations near a situation carry
+ * less weight than this near the agent's answer, the correction fades towards 0 and the model stands.
+ */
+const LOCAL_PRIOR = 1;
 /** Blocks of the median of means. */
 const BLOCKS = 8;
 const NEIGHBOURS = 64;
@@ -49,11 +54,14 @@ function robustMean(values: Float64Array): Interval {
 export interface OffPolicyOptions {
   /**
    * How the correction is averaged: over every evaluation (default; the textbook doubly robust
-   * estimate), or `normalised`, over the weights (Σ w·(r − m̂) / Σ w): for comparing versions that
-   * each served their own share of the log, where an agent's answers are near only the evaluations
-   * that agent served, so dividing by all of them would shrink the correction by that share.
+   * estimate), or `local`, per situation over the weights of the evaluations near it in inputs
+   * (Σ κ·w·(r − m̂) / (LOCAL_PRIOR + Σ κ·w), κ the model's input kernel): for comparing versions
+   * that each served their own share of the log. An agent's answers are near only the evaluations
+   * that agent served, so dividing by all of them would shrink the correction by that share; and
+   * one average over the whole log would spread the model's error where that agent served few
+   * evaluations over every situation, so that error stayed almost whole.
    */
-  readonly correction?: 'each' | 'normalised';
+  readonly correction?: 'each' | 'local';
   /** awaited between blocks of the estimate's work, so that other work can run (a `timeSlices` pause yields once a slice is used up) */
   readonly pause?: Pause;
 }
@@ -63,8 +71,8 @@ export interface OffPolicyOptions {
  * the logged inputs: the kernel model m̂ (fitted on the other half of the log) at the agent's
  * answer, plus, where the log recorded the density p the answer was drawn with, the correction
  * w · (r − m̂(x, returned)) with w = K_h(returned − answer) / p clipped at MAX_WEIGHT, averaged as
- * OffPolicyOptions' `correction` says. Means are medians of means (heavy tails; a correction
- * averaged over the weights has none: pull heavy tails in first). `before`/`after` are points ×
+ * OffPolicyOptions' `correction` says. Means are medians of means (heavy tails; a `local`
+ * correction's weighted averages are not: pull heavy tails in first). `before`/`after` are points ×
  * outputs in shares of range, for every evaluation of `data`.
  */
 export async function offPolicyEstimate(
@@ -115,58 +123,83 @@ export async function offPolicyEstimate(
     const [scoreBefore, scoreAfter] = [score('before'), score('after')];
     return { before: robustMean(scoreBefore), after: robustMean(scoreAfter), gain: robustMean(scoreAfter.map((value, i) => value - scoreBefore[i]!)), weighted };
   }
-  const correctBy = (sign: 1 | -1, w: Float64Array): Correction => ({ sign, weights: w, mean: weightedMean(residual, w) });
+  // every evaluation's neighbours in inputs, over the whole log: the residuals a situation's correction averages
+  const near = await nearestNeighboursInSlices(data, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause);
+  const kernel = near.distance2.map((d) => Math.exp(-d / (2 * bandwidths.input ** 2)));
+  const correctBy = (sign: 1 | -1, w: Float64Array): Correction => ({ sign, ...localCorrection(near, kernel, w, residual) });
   const estimate = (model: Float64Array, corrections: readonly Correction[]): Interval => {
-    const value = robustMean(model).value + corrections.reduce((sum, { sign, mean }) => sum + sign * mean, 0);
-    const half = 1.96 * Math.sqrt(varianceOf(model, residual, corrections));
+    const scores = model.map((value, p) => corrections.reduce((sum, { sign, perPoint }) => sum + sign * perPoint[p]!, value));
+    const { value } = robustMean(scores);
+    const half = 1.96 * Math.sqrt(varianceOf(scores, near, kernel, residual, corrections));
     return { value, low: value - half, high: value + half };
   };
+  const [correctBefore, correctAfter] = [correctBy(1, weights.before), correctBy(1, weights.after)];
   return {
-    before: estimate(modelled.before, [correctBy(1, weights.before)]),
-    after: estimate(modelled.after, [correctBy(1, weights.after)]),
+    before: estimate(modelled.before, [correctBefore]),
+    after: estimate(modelled.after, [correctAfter]),
     gain: estimate(
       modelled.after.map((value, i) => value - modelled.before[i]!),
-      [correctBy(1, weights.after), correctBy(-1, weights.before)],
+      [correctAfter, { ...correctBefore, sign: -1 }],
     ),
     weighted,
   };
 }
 
-/** The weighted mean of the residuals, added to (sign 1) or taken from (−1) an estimate. */
+/** A `local` correction, added to (sign 1) or taken from (−1) an estimate: per point, and the weight it rests on. */
 interface Correction {
   readonly sign: 1 | -1;
   readonly weights: Float64Array;
-  readonly mean: number;
+  /** per point: Σ κ·w·r / (LOCAL_PRIOR + Σ κ·w) over the point and its neighbours */
+  readonly perPoint: Float64Array;
+  /** per point: LOCAL_PRIOR + Σ κ·w */
+  readonly total: Float64Array;
 }
 
-/** Σ w·v / Σ w; 0 when no weight. */
-function weightedMean(values: Float64Array, weights: Float64Array): number {
-  let total = 0;
-  let sum = 0;
-  for (let i = 0; i < values.length; i++) {
-    total += weights[i]!;
-    sum += weights[i]! * values[i]!;
+/** Each point's correction from the weighted residuals of itself (κ = 1) and its neighbours (κ = `kernel`). */
+function localCorrection(near: Neighbourhoods, kernel: Float64Array, weights: Float64Array, residual: Float64Array): Omit<Correction, 'sign'> {
+  const { k, index } = near;
+  const size = weights.length;
+  const perPoint = new Float64Array(size);
+  const total = new Float64Array(size);
+  for (let p = 0; p < size; p++) {
+    let weight = LOCAL_PRIOR + weights[p]!;
+    let sum = weights[p]! * residual[p]!;
+    for (let n = p * k; n < (p + 1) * k; n++) {
+      const j = index[n]!;
+      weight += kernel[n]! * weights[j]!;
+      sum += kernel[n]! * weights[j]! * residual[j]!;
+    }
+    perPoint[p] = sum / weight;
+    total[p] = weight;
   }
-  return total > 0 ? sum / total : 0;
+  return { weights, perPoint, total };
 }
 
 /**
- * The variance of the mean of `model` plus the corrections, from each evaluation's influence
- * ψᵢ = (mᵢ − m̄)/n + Σ sign · wᵢ(rᵢ − mean)/Σw: the corrections share each evaluation's residual and
- * the model its situation, so they move together and their variances do not simply add.
+ * The variance of the mean of `scores` (model plus corrections, per point) from each evaluation's
+ * influence on it: ψⱼ = (sⱼ − s̄)/n for the situation it stands for, plus, for every point p whose
+ * correction uses its residual, sign · κ_pj·wⱼ·(rⱼ − c_p) / (n · total_p). The corrections share each
+ * evaluation's residual and the model its situation, so they move together and their variances do
+ * not simply add: a version against itself reads exactly 0 ± 0.
  */
-function varianceOf(model: Float64Array, residual: Float64Array, corrections: readonly Correction[]): number {
-  const n = model.length;
+function varianceOf(scores: Float64Array, near: Neighbourhoods, kernel: Float64Array, residual: Float64Array, corrections: readonly Correction[]): number {
+  const n = scores.length;
+  const { k, index } = near;
   let mean = 0;
-  for (let i = 0; i < n; i++) mean += model[i]! / n;
-  const totals = corrections.map(({ weights }) => weights.reduce((sum, w) => sum + w, 0));
-  let variance = 0;
-  for (let i = 0; i < n; i++) {
-    let influence = (model[i]! - mean) / n;
-    corrections.forEach(({ sign, weights, mean: corrected }, k) => {
-      if (totals[k]! > 0) influence += (sign * weights[i]! * (residual[i]! - corrected)) / totals[k]!;
-    });
-    variance += influence * influence;
+  for (let i = 0; i < n; i++) mean += scores[i]! / n;
+  const influence = scores.map((score) => (score - mean) / n);
+  for (const { sign, weights, perPoint, total } of corrections) {
+    // each correction's part on its own first, so that two equal corrections of opposite signs cancel exactly
+    const part = new Float64Array(n);
+    for (let p = 0; p < n; p++) {
+      const share = 1 / (n * total[p]!);
+      part[p]! += share * weights[p]! * (residual[p]! - perPoint[p]!);
+      for (let m = p * k; m < (p + 1) * k; m++) {
+        const j = index[m]!;
+        part[j]! += share * kernel[m]! * weights[j]! * (residual[j]! - perPoint[p]!);
+      }
+    }
+    part.forEach((value, j) => (influence[j]! += sign * value));
   }
-  return variance;
+  return influence.reduce((sum, value) => sum + value * value, 0);
 }

@@ -271,8 +271,8 @@ function answersAsInputs(data: Dataset): Dataset {
  * How much more `after` earns than `before`, estimated from a log in which both answered (each
  * answer logged with the density it was drawn with: autopilot's log): doubly robust and out of
  * sample like a proposal's off-policy estimate, but here both agents' answers lie where the log
- * explored, so the model is not extrapolating, and the correction is averaged over the evaluations
- * near each agent's answers (OffPolicyOptions, `normalised`). Heavy tails are pulled in first, at
+ * explored, so the model is not extrapolating, and each situation's correction is averaged over
+ * the evaluations near it in inputs and near each agent's answers (OffPolicyOptions, `local`). Heavy tails are pulled in first, at
  * every evaluation, as for a table proposal but against neighbours in inputs and answers. Undefined when no logged answer
  * carries a density or fewer than COMPARE_FEWEST evaluations are given. Both agents must have the
  * same inputs and outputs. Runs in slices of about `sliceMs` (default 30 ms) between yields.
@@ -303,7 +303,7 @@ export async function compareAgents(
   // smoothing (over a concave metric, smoothing pulls it down) more than less noise
   const chosen = await chooseBandwidths(data, hoods, undefined, pause);
   const bandwidths = { input: chosen.input, output: chosen.output.map((h) => h * COMPARE_OUTPUT_BANDWIDTH) };
-  return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause, correction: 'normalised' });
+  return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause, correction: 'local' });
 }
 
 /** A metric value further than this many robust standard deviations from its neighbours' median is pulled in to that bound. */
