@@ -133,16 +133,21 @@ export async function offPolicyEstimate(
     const half = 1.96 * Math.sqrt(varianceOf(scores, near, kernel, residual, corrections));
     return { value, low: value - half, high: value + half };
   };
-  const [correctBefore, correctAfter] = [correctBy(1, weights.before), correctBy(1, weights.after)];
-  return {
-    before: estimate(modelled.before, [correctBefore]),
-    after: estimate(modelled.after, [correctAfter]),
-    gain: estimate(
-      modelled.after.map((value, i) => value - modelled.before[i]!),
-      [correctAfter, { ...correctBefore, sign: -1 }],
-    ),
-    weighted,
-  };
+  // each step a few milliseconds: a pause between them keeps the slices short
+  await pause();
+  const correctBefore = correctBy(1, weights.before);
+  await pause();
+  const correctAfter = correctBy(1, weights.after);
+  await pause();
+  const estimatedBefore = estimate(modelled.before, [correctBefore]);
+  await pause();
+  const estimatedAfter = estimate(modelled.after, [correctAfter]);
+  await pause();
+  const gain = estimate(
+    modelled.after.map((value, i) => value - modelled.before[i]!),
+    [correctAfter, { ...correctBefore, sign: -1 }],
+  );
+  return { before: estimatedBefore, after: estimatedAfter, gain, weighted };
 }
 
 /** A `local` correction, added to (sign 1) or taken from (−1) an estimate: per point, and the weight it rests on. */

@@ -6,7 +6,7 @@ import { chooseBandwidths, MetricEstimator, returnedAtPoints, type Bandwidths } 
 import { nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js';
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate, type OffPolicyOptions } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
-import { DEFAULT_SLICE_MS, nextMacrotask, timeSlices, type Pause } from './slices.js';
+import { DEFAULT_SLICE_MS, nextMacrotask, POINTS_PER_BLOCK, timeSlices, type Pause } from './slices.js';
 import { standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
 
@@ -294,7 +294,7 @@ export async function compareAgents(
   // neighbour), against neighbours near in answers as well as in inputs: the versions compared may
   // earn very differently in one situation, and that is no outlier.
   const joint = answersAsInputs(data);
-  pullInHeavyTails(data, [await nearestNeighboursInSlices(joint, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause)], COMPARE_HUBER_SPREADS);
+  await pullInHeavyTails(data, await nearestNeighboursInSlices(joint, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause), pause, COMPARE_HUBER_SPREADS);
   const columns = { ...logged, metric: data.metric };
   await pause();
   const hoods = await nearestNeighboursInSlices(data, samplePoints(data.size, COMPARE_POINTS, seededRandom(seed)), NEIGHBOURS, undefined, pause);
@@ -317,16 +317,18 @@ const HUBER_SPREADS = 5;
  * median ignores the answer's effect: it takes out the rare huge outcome and leaves the ordinary
  * spread, and a cliff's losses, as they are. Returns how many were pulled in.
  */
-function pullInHeavyTails(data: Dataset, hoods: readonly Neighbourhoods[], spreads = HUBER_SPREADS): number {
-  const points = hoods.flatMap(({ points }) => Array.from(points));
-  const medians = hoods.flatMap(({ points, k, index }) =>
-    Array.from(points, (_, p) => {
-      const values = Array.from(index.subarray(p * k, (p + 1) * k), (j) => data.metric[j]!).sort((a, b) => a - b);
-      return values.length % 2 ? values[values.length >> 1]! : (values[(values.length >> 1) - 1]! + values[values.length >> 1]!) / 2;
-    }),
-  );
-  const residuals = Array.from(points, (point, p) => data.metric[point]! - medians[p]!);
-  const sorted = residuals.map(Math.abs).sort((a, b) => a - b);
+async function pullInHeavyTails(data: Dataset, hoods: Neighbourhoods, pause: Pause, spreads = HUBER_SPREADS): Promise<number> {
+  const { points, k, index } = hoods;
+  const medians = new Float64Array(points.length);
+  const values = new Float64Array(k);
+  for (let p = 0; p < points.length; p++) {
+    if (p % POINTS_PER_BLOCK === 0) await pause();
+    for (let n = 0; n < k; n++) values[n] = data.metric[index[p * k + n]!]!;
+    values.sort();
+    medians[p] = k % 2 ? values[k >> 1]! : (values[(k >> 1) - 1]! + values[k >> 1]!) / 2;
+  }
+  const residuals = Float64Array.from(points, (point, p) => data.metric[point]! - medians[p]!);
+  const sorted = Float64Array.from(residuals, Math.abs).sort();
   const bound = spreads * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
   if (!(bound > 0)) return 0;
   let pulled = 0;
@@ -340,7 +342,7 @@ function pullInHeavyTails(data: Dataset, hoods: readonly Neighbourhoods[], sprea
 
 /** The estimator again after pulling in heavy tails at its estimation points, bandwidths too (they were chosen with the wild values in). */
 async function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined, pause: Pause): Promise<MetricEstimator> {
-  return pullInHeavyTails(data, [hoods]) === 0 ? estimator : new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
+  return (await pullInHeavyTails(data, hoods, pause)) === 0 ? estimator : new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
 }
 
 interface TableSearch {
