@@ -8,7 +8,8 @@ import type { Pause } from './slices.js';
 export const MAX_WEIGHT = 20;
 /**
  * A `local` correction's weight of "no correction": where the evaluations near a situation carry
- * less weight than this near the agent's answer, the correction fades towards 0 and the model stands.
+ * less weight than this in all (each one's weight w says how near its returned answer lies to the
+ * agent's answer in its own situation), the correction fades towards 0 and the model stands.
  */
 const LOCAL_PRIOR = 1;
 /** Blocks of the median of means. */
@@ -72,7 +73,7 @@ export interface OffPolicyOptions {
  * answer, plus, where the log recorded the density p the answer was drawn with, the correction
  * w · (r − m̂(x, returned)) with w = K_h(returned − answer) / p clipped at MAX_WEIGHT, averaged as
  * OffPolicyOptions' `correction` says. Means are medians of means (heavy tails; a `local`
- * correction's weighted averages are not: pull heavy tails in first). `before`/`after` are points ×
+ * correction's weighted averages are not robust: pull heavy tails in first). `before`/`after` are points ×
  * outputs in shares of range, for every evaluation of `data`.
  */
 export async function offPolicyEstimate(
@@ -126,7 +127,7 @@ export async function offPolicyEstimate(
   // every evaluation's neighbours in inputs, over the whole log: the residuals a situation's correction averages
   const near = await nearestNeighboursInSlices(data, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause);
   const kernel = near.distance2.map((d) => Math.exp(-d / (2 * bandwidths.input ** 2)));
-  const correctBy = (sign: 1 | -1, w: Float64Array): Correction => ({ sign, ...localCorrection(near, kernel, w, residual) });
+  const correctBy = (w: Float64Array): Correction => ({ sign: 1, ...localCorrection(near, kernel, w, residual) });
   const estimate = (model: Float64Array, corrections: readonly Correction[]): Interval => {
     const scores = model.map((value, p) => corrections.reduce((sum, { sign, perPoint }) => sum + sign * perPoint[p]!, value));
     const { value } = robustMean(scores);
@@ -135,9 +136,9 @@ export async function offPolicyEstimate(
   };
   // each step a few milliseconds: a pause between them keeps the slices short
   await pause();
-  const correctBefore = correctBy(1, weights.before);
+  const correctBefore = correctBy(weights.before);
   await pause();
-  const correctAfter = correctBy(1, weights.after);
+  const correctAfter = correctBy(weights.after);
   await pause();
   const estimatedBefore = estimate(modelled.before, [correctBefore]);
   await pause();
@@ -154,7 +155,7 @@ export async function offPolicyEstimate(
 interface Correction {
   readonly sign: 1 | -1;
   readonly weights: Float64Array;
-  /** per point: Σ κ·w·r / (LOCAL_PRIOR + Σ κ·w) over the point and its neighbours */
+  /** per point: Σ κ·w·(r − m̂) / (LOCAL_PRIOR + Σ κ·w) over the point and its neighbours */
   readonly perPoint: Float64Array;
   /** per point: LOCAL_PRIOR + Σ κ·w */
   readonly total: Float64Array;

@@ -310,9 +310,10 @@ export async function compareAgents(
 const HUBER_SPREADS = 5;
 
 /**
- * Heavy tails: each of the neighbourhoods' points' metric value is compared with the median of its input-space
- * neighbours' (never itself: one wild value cannot move a median, where it would move a kernel
- * mean and with it every neighbour's prediction); values beyond ± `spreads` × 1.4826 × the
+ * Heavy tails: each of the neighbourhoods' points' metric value is compared with the median of its
+ * neighbours' (in inputs, or in inputs and answers, as the caller found them; never itself: one
+ * wild value cannot move a median, where it would move a kernel mean and with it every
+ * neighbour's prediction); values beyond ± `spreads` × 1.4826 × the
  * median absolute residual are pulled in to that bound, in place. The bound is wide, because the
  * median ignores the answer's effect: it takes out the rare huge outcome and leaves the ordinary
  * spread, and a cliff's losses, as they are. Returns how many were pulled in.

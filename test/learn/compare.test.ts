@@ -58,7 +58,7 @@ describe('compareAgents', () => {
 
   // far optimum: the earlier version's answers lie far below the later one's, so where it served few
   // evaluations the model's estimate of it leans on the later ones; one correction averaged over the
-  // whole log left most of that error (seed 2: −57%), a correction per situation takes it out
+  // whole log left most of that error (seed 2: −57%); a correction per situation brings it within ±30%
   it('estimates it as well when the earlier version served only a tenth of the log, as autopilot\'s first version does', async () => {
     for (const name of ['heavy tails', 'two outputs', 'far optimum']) {
       const w = world(name);
