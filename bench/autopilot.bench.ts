@@ -9,7 +9,7 @@ import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
 import { compareAgents, optimizeAgent, seededRandom, situationAdjusted, type LoggedEvaluation } from '../src/learn/index.js';
 import type { Interval } from '../src/learn/offpolicy.js';
-import { exploreTruncated, AUTOPILOT_SCALE } from '../src/learn/policy.js';
+import { exploreTruncated, WIDEST_SPREAD } from '../src/learn/policy.js';
 import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, tuneBanditForAll, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
 
 const EVALUATIONS = Number(process.env.AUTOPILOT_EVALUATIONS ?? 1000);
@@ -59,6 +59,7 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     // every adopted version's off-policy estimated gain against its true gain
     const { body: report } = await auto.call('GET', `agent/${auto.agentID}/performance`);
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
+    console.log(`autopilot's spread at the end (${world.name}, seed ${seed}): ${Object.entries(state.spread as Record<string, number>).map(([output, share]) => `${output} ${share.toFixed(3)}`).join(', ')}`);
     // the expected metric of a version's plain answers on 500 situations, in the world as it was after `evaluations`
     const truth = async (id: string, evaluations: number) => {
       const { body } = await auto.call('GET', `version/${id}`);
@@ -152,7 +153,7 @@ const random = seededRandom(7);
 const log: LoggedEvaluation[] = Array.from({ length: 100_000 }, () => {
   const input = world.situation(random);
   const { crisp } = evaluate(compiled, input);
-  const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+  const { returned, density } = exploreTruncated(crisp, compiled.outputs, WIDEST_SPREAD, random);
   return { input, crisp, returned, density, metric: world.expected(input, returned, 0) + world.noise(random) };
 });
 globalThis.gc?.();

@@ -3,7 +3,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { Autopilot } from '../src/api/autopilot.js';
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import { createFuzzyService } from '../src/index.js';
-import { AUTOPILOT_SCALE, exploreTruncated, seededRandom } from '../src/learn/index.js';
+import { exploreTruncated, seededRandom, WIDEST_SPREAD } from '../src/learn/index.js';
 import { gaussian } from '../src/learn/random.js';
 import { pgliteDatabase } from '../src/node/databases.js';
 import { DexieStore } from '../src/store/dexie-store.js';
@@ -44,7 +44,7 @@ export function* batches(size: number, base: { userID: string; agentID: string; 
     for (let i = offset; i < Math.min(size, offset + BATCH); i++) {
       const input = { temperature: 10 + 30 * random() };
       const { crisp } = evaluate(compiled, input);
-      const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+      const { returned, density } = exploreTruncated(crisp, compiled.outputs, WIDEST_SPREAD, random);
       const reqID = ids[i - offset]!;
       fill.logs.push({ reqID, ...base, input, crisp, returned, density, createdAt });
       const value = profit(input.temperature, returned.price!) + 4 * gaussian(random);

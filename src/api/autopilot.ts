@@ -1,5 +1,7 @@
+import { compileAgent } from '../engine/index.js';
 import type { AgentDefinition } from '../engine/types.js';
 import * as learn from '../learn/index.js';
+import { nextMacrotask, timeSlices } from '../learn/slices.js';
 import { standardDeviation } from '../learn/statistics.js';
 import { decideTrial, measuredGain, summarise } from '../learn/trial.js';
 import type { Performance } from '../schema/agent.js';
@@ -302,7 +304,7 @@ export class Autopilot {
       trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
     } else {
       const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent, undefined, SLICE_MS);
+      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent, undefined, SLICE_MS, state.spread ?? learn.WIDEST_SPREAD);
       const [currentRelative, triedRelative] = [currentRows.map((i) => adjusted[i]!), triedRows.map((i) => adjusted[i]!)];
       const decision = decideTrial(currentRelative, triedRelative, 'maximize');
       if (decision.verdict === 'continue') return;
@@ -380,7 +382,9 @@ export class Autopilot {
     const log = learn.rowsOf(all, rowsUpTo(all, end.position).slice(-WINDOW));
     // with each proposal, the estimate of what the adopted versions gained is made again on the newer log
     const gain = await this.#gainSince(userID, state.trials, agent.latestVersion, all);
-    const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position, ...(gain ? { gain } : {}) };
+    // the next draws' spread, measured on the same window (it stays while a trial runs: none is proposed then)
+    const spread = await learn.spreadFor(log, compileAgent(agent), timeSlices(nextMacrotask, SLICE_MS));
+    const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position, spread, ...(gain ? { gain } : {}) };
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
       seed: 1,

@@ -88,7 +88,10 @@ export interface AutopilotState {
   /** `enabled` and the agent has `performance` */
   active: boolean;
   performance: Record<string, 'maximize' | 'minimize'> | null;
+  /** the widest spread of autopilot's draws, and every output's at first, in shares of its range */
   exploration: number;
+  /** each output's spread now, in shares of its range: `exploration`, or narrower where exploring it costs */
+  spread: Record<string, number>;
   candidateShare: number;
   proposeEvery: number;
   window: number;

@@ -4,6 +4,7 @@ export { loggedOf, rowsOf, type LogColumns, type LoggedEvaluation } from './data
 export type { Change, Side } from './tuning.js';
 export { explore, MAX_EXPLORATION } from './explore.js';
 export { seededRandom, type Random } from './random.js';
-export { AUTOPILOT_SCALE, exploreTruncated, explorationDensity } from './policy.js';
+export { NARROWEST_SPREAD, WIDEST_SPREAD, exploreTruncated, explorationDensity, type Spread } from './policy.js';
+export { spreadFor } from './spread.js';
 export type { OffPolicyEstimate } from './offpolicy.js';
 export { situationAdjusted } from './trial.js';

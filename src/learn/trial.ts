@@ -4,7 +4,7 @@ import { datasetOf, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator } from './estimator.js';
 import { nearestNeighboursInSlices } from './neighbours.js';
 import type { Interval } from './offpolicy.js';
-import { averageDraw, normalCdf } from './policy.js';
+import { averageDraw, normalCdf, spreadOf, type Spread, WIDEST_SPREAD } from './policy.js';
 import { outputsAt, type Goal } from './optimize.js';
 import { DEFAULT_SLICE_MS, nextMacrotask, timeSlices } from './slices.js';
 import { Moments, type MeanInterval } from './statistics.js';
@@ -107,7 +107,8 @@ const BASELINE_POINTS = 150;
  * which arm served the value, so the difference between the arms' means is unchanged in
  * expectation, while most of the spread that comes from the situations (a hot day sells more
  * whatever the price) and from exploring is gone: the same test decides with far fewer values.
- * Runs in slices of about `sliceMs` between calls of `yieldControl`.
+ * Runs in slices of about `sliceMs` between calls of `yieldControl`; `spread` is what the trial's
+ * draws were made with.
  */
 export async function situationAdjusted(
   before: readonly LoggedEvaluation[],
@@ -115,6 +116,7 @@ export async function situationAdjusted(
   current: AgentDefinition,
   yieldControl: () => Promise<void> = nextMacrotask,
   sliceMs = DEFAULT_SLICE_MS,
+  spread: Spread = WIDEST_SPREAD,
 ): Promise<Float64Array> {
   // a baseline needs neighbours other than the evaluation itself
   if (before.length < 2) return Float64Array.from(trial, ({ metric }) => metric);
@@ -141,7 +143,7 @@ export async function situationAdjusted(
         const width = range[1] - range[0];
         const [answer, drawn] = [crisp[name], returned[name]];
         if (!(width > 0) || answer === undefined || drawn === undefined) return;
-        drawEffect += slopes[p * outputs.length + o]! * ((drawn - answer) / width - averageDraw((answer - range[0]) / width));
+        drawEffect += slopes[p * outputs.length + o]! * ((drawn - answer) / width - averageDraw((answer - range[0]) / width, spreadOf(spread, name)));
       });
     }
     return metric - baseline[p]! - drawEffect;

@@ -81,6 +81,11 @@ export interface AutopilotRecord {
    * (LearningLog.feedbackSeq); absent before the first: what is new is what came after.
    */
   feedbackSeen?: number;
+  /**
+   * each output's spread for autopilot's draws, in shares of its range (learn/spread.ts), set with
+   * each proposal; absent: WIDEST_SPREAD for every output
+   */
+  spread?: Record<string, number>;
   /** the version on trial: served to a share of evaluations while `basedOn` is the latest */
   candidate?: {
     versionID: string;

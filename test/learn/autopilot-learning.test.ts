@@ -77,6 +77,20 @@ async function playedAutopilot(name: string, seed: number, count: number) {
   return { world, player, state };
 }
 
+/**
+ * Plays 10 evaluations at a time until a candidate is on trial (within 600): when the first comes
+ * depends on every draw before it, so a fixed count would test whatever state that count left.
+ */
+async function untilCandidate(world: ArenaWorld, player: AutopilotPlayer, seed: number) {
+  for (let round = 0; round < 60; round++) {
+    await play(world, player, 10, seed * 100 + round, 0);
+    await player.service.idle();
+    const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    if (state.candidate) return state;
+  }
+  throw new Error('no candidate on trial within 600 evaluations');
+}
+
 describe('versions, performance and rollback', () => {
   it('records each version\'s origin and evidence, its performance, and rolls back to any version', async () => {
     const { world, player, state } = await playedAutopilot('two outputs', 1, 700);
@@ -120,8 +134,9 @@ describe('versions, performance and rollback', () => {
   }, 120_000);
 
   it('tries a candidate only on the evaluations it shared out: an app exploring itself meanwhile does not count', async () => {
-    const { world, player, state: before } = await playedAutopilot('cliff', 4, 190);
-    expect(before.candidate).not.toBeNull();
+    const world = worlds.find((w) => w.name === 'cliff')!;
+    const player = await autopilotPlayer(world, 4);
+    const before = await untilCandidate(world, player, 4);
     // the app explores on its own (always answered by the latest version) and posts ruinous profits
     for (let i = 0; i < 40; i++) {
       const { headers } = await player.call('POST', `agent/${player.agentID}?explore=0.3`, { temperature: 10 + (30 * i) / 40 });
@@ -143,10 +158,7 @@ describe('versions, performance and rollback', () => {
     const world = worlds.find((w) => w.name === 'cliff')!;
     const indexedDB = new IDBFactory();
     const first = await autopilotPlayer(world, 4, { indexedDB });
-    await play(world, first, 190, 4);
-    await first.service.idle();
-    const { body: before } = await first.call('GET', `agent/${first.agentID}/autopilot`);
-    expect(before.candidate).not.toBeNull();
+    const before = await untilCandidate(world, first, 4);
     await first.close();
 
     const service = createFuzzyService({ indexedDB, IDBKeyRange, random: seededRandom(9) });

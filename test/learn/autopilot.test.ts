@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { createFuzzyService } from '../../src/index.js';
-import { explorationDensity } from '../../src/learn/policy.js';
+import { explorationDensity, NARROWEST_SPREAD, WIDEST_SPREAD } from '../../src/learn/policy.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { STATE_FRESH_MS } from '../../src/api/autopilot.js';
+import { initialState, STATE_FRESH_MS } from '../../src/api/autopilot.js';
 import type { FuzzboxStore } from '../../src/store/store.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 import { autopilotPlayer, play, worlds } from './arena.js';
@@ -33,11 +33,34 @@ describe('autopilot policy', () => {
       tips.push(body.tip);
       const log = (await t.call('GET', `evaluation/${headers.get('X-Evaluation-ID')}`, { key })).body;
       expect(log.returned).toEqual(body);
-      expect(log.density).toBeCloseTo(explorationDensity(log.crisp, log.returned, compileAgent(agent).outputs, 0.05), 9);
+      expect(log.density).toBeCloseTo(explorationDensity(log.crisp, log.returned, compileAgent(agent).outputs, WIDEST_SPREAD), 9);
     }
     expect(new Set(tips).size).toBe(40);
     // service 10 answers near the top of the range: truncated, never clamped onto the end
     expect(tips.filter((tip) => tip === 30)).toHaveLength(0);
+  });
+
+  it('draws each output with the spread autopilot set for it, and says so', async () => {
+    t = await createTestService({ random: seededRandom(4) });
+    const { apiKey: key, userID } = await t.service.createAccount('spread');
+    const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
+    expect((await t.call('GET', `agent/${agent.id}/autopilot`, { key })).body.spread).toEqual({ tip: WIDEST_SPREAD });
+    await t.call('PUT', `agent/${agent.id}/autopilot`, { key, body: { enabled: true } });
+    const stored = (await t.store.readAutopilot(userID, agent.id))!;
+    await t.store.writeAutopilot(userID, { ...stored, spread: { tip: NARROWEST_SPREAD }, revision: (stored.revision ?? 0) + 1 });
+    await sleep(STATE_FRESH_MS + 50);
+    expect((await t.call('GET', `agent/${agent.id}/autopilot`, { key })).body.spread).toEqual({ tip: NARROWEST_SPREAD });
+    const moves: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { headers } = await t.call('POST', `agent/${agent.id}`, { key, body: { service: 5 } });
+      const log = (await t.call('GET', `evaluation/${headers.get('X-Evaluation-ID')}`, { key })).body;
+      expect(log.density).toBeCloseTo(explorationDensity(log.crisp, log.returned, compileAgent(agent).outputs, NARROWEST_SPREAD), 9);
+      moves.push((log.returned.tip - log.crisp.tip) / 30);
+    }
+    // the draws' own spread: 0.05 of the range (the answer at service 5 is far from either end)
+    const deviation = Math.sqrt(moves.reduce((sum, move) => sum + move * move, 0) / moves.length);
+    expect(deviation).toBeGreaterThan(0.044);
+    expect(deviation).toBeLessThan(0.056);
   });
 
   it('answers plainly when switched off, and for agents without performance', async () => {
@@ -205,7 +228,8 @@ describe('one store, several services (processes, tabs)', () => {
     const racing = createFuzzyService({
       store: storeWith(store, {
         addCandidateVersion: (add) => async (userID, id, basedOn, body, parsedRules, provenance, decide) => {
-          const stored = (await store.readAutopilot(userID, id))!;
+          // the first proposal may come before any state was stored
+          const stored = (await store.readAutopilot(userID, id)) ?? initialState({ id, userID });
           if (raced.length === 0) {
             raced.push('switch');
             await store.writeAutopilot(userID, { ...stored, enabled: false, revision: (stored.revision ?? 0) + 1 });

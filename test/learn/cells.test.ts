@@ -10,7 +10,7 @@ import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints } from '../../src/learn/estimator.js';
 import { nearestNeighbours } from '../../src/learn/neighbours.js';
 import { optimizeAgent } from '../../src/learn/index.js';
-import { AUTOPILOT_SCALE, exploreTruncated } from '../../src/learn/policy.js';
+import { exploreTruncated, NARROWEST_SPREAD } from '../../src/learn/policy.js';
 import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
 import { measuredGain, situationAdjusted } from '../../src/learn/trial.js';
 import { irrigation } from './worlds.js';
@@ -182,14 +182,14 @@ async function iceTrial(ice: SetDefinition, expected: (input: Inputs, returned: 
   const [compiledCurrent, compiledCandidate] = [compileAgent(current), compileAgent(candidate)];
   const served = (compiled: ReturnType<typeof compileAgent>, input: Inputs, random: Random) => {
     const { crisp } = evaluate(compiled, input);
-    const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+    const { returned, density } = exploreTruncated(crisp, compiled.outputs, NARROWEST_SPREAD, random);
     const value = expected(input, returned);
     return { input, crisp, returned, density, metric: value + noise(random), expected: value };
   };
   const random = seededRandom(seed);
   const before = Array.from({ length: 2000 }, () => served(compiledCurrent, world.situation(random), random));
   const trial = Array.from({ length: size }, (_, i) => served(i % 2 ? compiledCandidate : compiledCurrent, world.situation(random), random));
-  const adjusted = await situationAdjusted(before, trial, current);
+  const adjusted = await situationAdjusted(before, trial, current, undefined, undefined, NARROWEST_SPREAD);
   const truthRandom = seededRandom(seed + 1);
   let trueGain = 0;
   for (let i = 0; i < 40_000; i++) {

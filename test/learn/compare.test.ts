@@ -5,7 +5,7 @@ import { compileAgent, evaluate } from '../../src/engine/index.js';
 import type { AgentDefinition } from '../../src/engine/types.js';
 import type { LoggedEvaluation } from '../../src/learn/dataset.js';
 import { compareAgents } from '../../src/learn/optimize.js';
-import { AUTOPILOT_SCALE, exploreTruncated } from '../../src/learn/policy.js';
+import { exploreTruncated, NARROWEST_SPREAD } from '../../src/learn/policy.js';
 import { seededRandom } from '../../src/learn/random.js';
 import { worlds, type ArenaWorld } from './arena.js';
 
@@ -25,7 +25,7 @@ function logOf(w: ArenaWorld, first: AgentDefinition, second: AgentDefinition, s
     const compiled = compileAgent(i < size * share ? first : second);
     const input = w.situation(random);
     const { crisp } = evaluate(compiled, input);
-    const { returned, density } = exploreTruncated(crisp, compiled.outputs, AUTOPILOT_SCALE, random);
+    const { returned, density } = exploreTruncated(crisp, compiled.outputs, NARROWEST_SPREAD, random);
     return { input, crisp, returned, density, metric: w.expected(input, returned, 0) + w.noise(random) };
   });
 }

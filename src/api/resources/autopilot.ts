@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
-import { AUTOPILOT_SCALE } from '../../learn/index.js';
+import { WIDEST_SPREAD } from '../../learn/index.js';
 import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../autopilot.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
@@ -25,7 +25,9 @@ async function autopilotView(context: Context) {
     enabled: state.enabled,
     active: isOn(agent, state),
     performance: agent.performance ?? null,
-    exploration: AUTOPILOT_SCALE,
+    exploration: WIDEST_SPREAD,
+    // each output's spread now: WIDEST_SPREAD, or narrower where exploring it costs (docs/LEARNING.md)
+    spread: Object.fromEntries(Object.keys(agent.outputs).map((name) => [name, state.spread?.[name] ?? WIDEST_SPREAD])),
     candidateShare: CANDIDATE_SHARE,
     proposeEvery: PROPOSE_EVERY,
     window: WINDOW,

@@ -1,5 +1,5 @@
 import { evaluate, type CompiledAgent } from '../../engine/index.js';
-import { AUTOPILOT_SCALE, explore, exploreTruncated, MAX_EXPLORATION } from '../../learn/index.js';
+import { explore, exploreTruncated, MAX_EXPLORATION, type Spread, WIDEST_SPREAD } from '../../learn/index.js';
 import { CANDIDATE_SHARE, isOn } from '../autopilot.js';
 import type { Inputs, Trace } from '../../engine/types.js';
 import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
@@ -88,6 +88,8 @@ interface Answerer {
   versionID: string;
   compiled: CompiledAgent;
   piloted: boolean;
+  /** each output's spread when piloted */
+  spread: Spread;
 }
 
 /**
@@ -119,7 +121,7 @@ async function evaluateItems(service: ServiceState, agent: AgentRecord, answerer
       input: { ...input },
       crisp: trace.crisp,
       ...(exploration === undefined ? {} : { returned: explore(trace.crisp, compiled.outputs, exploration, service.random) }),
-      ...(piloted ? exploreTruncated(trace.crisp, compiled.outputs, AUTOPILOT_SCALE, service.random) : {}),
+      ...(piloted ? exploreTruncated(trace.crisp, compiled.outputs, answerer.spread, service.random) : {}),
       createdAt,
     };
     const outputs = log.returned ?? log.crisp;
@@ -141,10 +143,11 @@ async function answererOf(service: ServiceState, agent: AgentRecord, latest: Com
   const state = await service.autopilot.state(request.userID, agent.id);
   const piloted = request.exploration === undefined && isOn(agent, state);
   const candidate = piloted && state?.candidate?.basedOn === agent.latestVersion ? state.candidate : undefined;
+  const spread = state?.spread ?? WIDEST_SPREAD;
   if (candidate && service.random() < CANDIDATE_SHARE) {
-    return { versionID: candidate.versionID, compiled: service.compiledAgents.get(candidate.versionID, candidate.definition), piloted };
+    return { versionID: candidate.versionID, compiled: service.compiledAgents.get(candidate.versionID, candidate.definition), piloted, spread };
   }
-  return { versionID: agent.latestVersion, compiled: latest, piloted };
+  return { versionID: agent.latestVersion, compiled: latest, piloted, spread };
 }
 
 /**
