@@ -54,13 +54,16 @@ export interface SyncStatus {
 const isoDate = z.iso.datetime({ precision: 3 });
 
 /**
- * A pull's line for autopilot's state of an agent (docs/SYNC.md, "Learning"): whether it is on
- * and the candidate on trial, whose definition is the version `versionID`. Only servers send it.
+ * A pull's line for autopilot's state of an agent (docs/SYNC.md, "Learning"): whether it is on,
+ * the candidate on trial, whose definition is the version `versionID`, and how widely to draw
+ * each output. Only servers send it.
  */
 export const autopilotLineSchema = z.object({
   kind: z.literal('autopilot'),
   agentID: z.string().min(1).max(200),
   enabled: z.boolean(),
   candidate: z.object({ versionID: z.string().min(1).max(200), basedOn: z.string().min(1).max(200), since: isoDate }).nullable(),
+  /** each output's spread for autopilot's draws (absent from servers before it: 0.05 for every output) */
+  spread: z.record(z.string().min(1).max(200), z.number().positive().max(1)).optional(),
 });
 export type AutopilotLine = z.infer<typeof autopilotLineSchema>;

@@ -97,7 +97,7 @@ export interface Merged {
 
 /**
  * Takes the server's autopilot state of an agent of the account (docs/SYNC.md, "Learning"):
- * on or off, and the candidate to serve to its share of traffic, defined as its version is (a
+ * on or off, each output's spread, and the candidate to serve to its share of traffic, defined as its version is (a
  * candidate whose version is not here yet waits for the next state). What this replica decided
  * itself (trials, feedback used) it never had while synced, and keeps.
  */
@@ -118,6 +118,7 @@ async function followAutopilot(db: FuzzboxDatabase, userID: string, line: Autopi
     usedFeedback: existing?.usedFeedback ?? 0,
     trials: existing?.trials ?? [],
     ...(candidate ? { candidate } : {}),
+    ...(line.spread ? { spread: line.spread } : {}),
   });
 }
 

@@ -155,7 +155,7 @@ describe('learning', () => {
     const definition = { inputs: body.inputs, outputs: body.outputs, rules: body.rules };
     const { version: candidate } = (await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' }, (stored, version) => {
       const trial = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition };
-      return { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, revision: (stored?.revision ?? 0) + 1 };
+      return { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, spread: { tip: 0.05 }, revision: (stored?.revision ?? 0) + 1 };
     }))!;
     await store.close();
     server = await startServer(storage, port);
@@ -165,6 +165,7 @@ describe('learning', () => {
       enabled: true,
       active: true,
       candidate: { versionID: candidate.id, basedOn: agent.latestVersion, since: candidate.createdAt },
+      spread: { tip: 0.05 },
     });
     const ids = await evaluate(a, agent.id, 40);
     const versions = await Promise.all(ids.map(async (reqID) => (await a.call('GET', `evaluation/${reqID}`)).body.versionID as string));

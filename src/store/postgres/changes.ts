@@ -30,9 +30,15 @@ const kinds: ReadonlyArray<{ table: string; columns: string; pushed?: true; line
   { table: 'autopilot', columns: 'record', line: ({ record }: { record: AutopilotRecord }) => autopilotLine(record) },
 ];
 
-/** Autopilot's state as a pull sends it: on or off, and the candidate on trial (its definition is its version's). */
-function autopilotLine({ agentID, enabled, candidate }: AutopilotRecord): AutopilotLine {
-  return { kind: 'autopilot', agentID, enabled, candidate: candidate ? { versionID: candidate.versionID, basedOn: candidate.basedOn, since: candidate.since } : null };
+/** Autopilot's state as a pull sends it: on or off, the candidate on trial (its definition is its version's), each output's spread. */
+function autopilotLine({ agentID, enabled, candidate, spread }: AutopilotRecord): AutopilotLine {
+  return {
+    kind: 'autopilot',
+    agentID,
+    enabled,
+    candidate: candidate ? { versionID: candidate.versionID, basedOn: candidate.basedOn, since: candidate.since } : null,
+    ...(spread ? { spread } : {}),
+  };
 }
 
 interface Position {
