@@ -7,7 +7,7 @@ import { nearestNeighboursInSlices, type Neighbourhoods } from './neighbours.js'
 import { offPolicyEstimate, type Interval, type OffPolicyEstimate, type OffPolicyOptions } from './offpolicy.js';
 import { seededRandom, shuffle } from './random.js';
 import { DEFAULT_SLICE_MS, nextMacrotask, POINTS_PER_BLOCK, timeSlices, type Pause } from './slices.js';
-import { standardDeviation } from './statistics.js';
+import { HUBER_SPREADS, heavyTailBound, standardDeviation } from './statistics.js';
 import { Tuning, type Change, type Move, type Numbers, type Side } from './tuning.js';
 
 export type Goal = 'maximize' | 'minimize';
@@ -306,9 +306,6 @@ export async function compareAgents(
   return doublyRobust(before, after, { columns, data, metricScale, bandwidths, seed, pause, correction: 'local' });
 }
 
-/** A metric value further than this many robust standard deviations from its neighbours' median is pulled in to that bound. */
-const HUBER_SPREADS = 5;
-
 /**
  * Heavy tails: each of the neighbourhoods' points' metric value is compared with the median of its
  * neighbours' (in inputs, or in inputs and answers, as the caller found them; never itself: one
@@ -329,8 +326,7 @@ async function pullInHeavyTails(data: Dataset, hoods: Neighbourhoods, pause: Pau
     medians[p] = k % 2 ? values[k >> 1]! : (values[(k >> 1) - 1]! + values[k >> 1]!) / 2;
   }
   const residuals = Float64Array.from(points, (point, p) => data.metric[point]! - medians[p]!);
-  const sorted = Float64Array.from(residuals, Math.abs).sort();
-  const bound = spreads * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
+  const bound = heavyTailBound(residuals, spreads);
   if (!(bound > 0)) return 0;
   let pulled = 0;
   points.forEach((point, p) => {

@@ -2,7 +2,7 @@ import type { CompiledAgent } from '../engine/index.js';
 import type { LogColumns } from './dataset.js';
 import { NARROWEST_SPREAD, WIDEST_SPREAD } from './policy.js';
 import { POINTS_PER_BLOCK, type Pause } from './slices.js';
-import { mean, standardDeviation } from './statistics.js';
+import { heavyTailBound, mean, standardDeviation } from './statistics.js';
 
 /** What exploring one output may cost per evaluation: this share of the metric's standard deviation. */
 export const SPREAD_COST = 0.01;
@@ -56,8 +56,8 @@ export async function spreadFor(columns: LogColumns, agent: Pick<CompiledAgent, 
   const metric = Float64Array.from(rows, (i) => columns.metric[i]!);
   const sorted = Float64Array.from(metric).sort();
   const median = sorted[sorted.length >> 1]!;
-  const spread = 1.4826 * Float64Array.from(metric, (value) => Math.abs(value - median)).sort()[metric.length >> 1]!;
-  if (spread > 0) metric.forEach((value, r) => (metric[r] = Math.min(median + 5 * spread, Math.max(median - 5 * spread, value))));
+  const bound = heavyTailBound(Float64Array.from(metric, (value) => value - median));
+  if (bound > 0) metric.forEach((value, r) => (metric[r] = Math.min(median + bound, Math.max(median - bound, value))));
   const budget = SPREAD_COST * standardDeviation(metric);
   if (!(budget > 0)) return widest;
 

@@ -12,6 +12,18 @@ export function standardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sum / values.length);
 }
 
+/** A metric value further than this many robust standard deviations from a median is pulled in to that bound (heavy tails). */
+export const HUBER_SPREADS = 5;
+
+/**
+ * How far from its centre a metric value may lie before it is pulled in: `spreads` robust standard
+ * deviations (1.4826 × the median of |deviation|, which one wild value cannot move).
+ */
+export function heavyTailBound(deviations: ArrayLike<number>, spreads = HUBER_SPREADS): number {
+  const sorted = Float64Array.from(deviations, Math.abs).sort();
+  return spreads * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
+}
+
 /** A mean with its 95% confidence interval (normal approximation) over `n` values. */
 export interface MeanInterval {
   readonly n: number;

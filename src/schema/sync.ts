@@ -63,7 +63,7 @@ export const autopilotLineSchema = z.object({
   agentID: z.string().min(1).max(200),
   enabled: z.boolean(),
   candidate: z.object({ versionID: z.string().min(1).max(200), basedOn: z.string().min(1).max(200), since: isoDate }).nullable(),
-  /** each output's spread for autopilot's draws (absent from servers before it: 0.05 for every output) */
+  /** each output's spread for autopilot's draws (absent from servers before it: WIDEST_SPREAD, 0.08, for every output) */
   spread: z.record(z.string().min(1).max(200), z.number().positive().max(1)).optional(),
 });
 export type AutopilotLine = z.infer<typeof autopilotLineSchema>;
