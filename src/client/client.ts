@@ -5,6 +5,7 @@ import type {
   Account,
   Agent,
   AgentInput,
+  AutopilotState,
   AgentSummary,
   AgentVersion,
   EvaluationList,
@@ -14,6 +15,7 @@ import type {
   ImportResult,
   OptimizeInput,
   OptimizeResult,
+  PerformanceReport,
   ServiceInfo,
   StorageStatus,
   VersionSummary,
@@ -72,69 +74,6 @@ export class FuzzyApiError extends Error {
     super(message);
     this.issues = [...issues];
   }
-}
-
-/** A mean with its 95% confidence interval; `low`/`high` are null below 2 values (JSON has no infinity). */
-export interface MeanInterval {
-  n: number;
-  mean: number | null;
-  low: number | null;
-  high: number | null;
-}
-
-/** GET /agent/:id/autopilot (docs/REST.md, "Learning on autopilot"). */
-export interface AutopilotState {
-  enabled: boolean;
-  /** `enabled` and the agent has `performance` */
-  active: boolean;
-  performance: Record<string, 'maximize' | 'minimize'> | null;
-  /** the widest spread of autopilot's draws, and every output's at first, in shares of its range */
-  exploration: number;
-  /** each output's spread now, in shares of its range: `exploration`, or narrower where exploring it costs */
-  spread: Record<string, number>;
-  candidateShare: number;
-  proposeEvery: number;
-  window: number;
-  usedFeedback: number;
-  candidate: { versionID: string; basedOn: string; since: string } | null;
-  trials: Array<{
-    versionID: string;
-    basedOn: string;
-    outcome: 'adopted' | 'dropped' | 'abandoned';
-    pValue: number | null;
-    current: MeanInterval;
-    candidate: MeanInterval;
-    gain?: { value: number; low: number; high: number };
-    decidedAt: string;
-  }>;
-  /**
-   * What autopilot's adopted versions gained together: the latest version against the version
-   * they started from, per metric (latest minus `since`, in the metric's units, 95% interval);
-   * null before the first adoption or once the latest version is not autopilot's.
-   */
-  gain: {
-    since: string;
-    versionID: string;
-    evaluationsUsed: number;
-    metrics: Record<string, { value: number; low: number; high: number }>;
-    estimatedAt: string;
-  } | null;
-}
-
-/** GET /agent/:id/performance: per version, oldest first. */
-export interface PerformanceReport {
-  latestVersion: string;
-  performance: Record<string, 'maximize' | 'minimize'> | null;
-  versions: Array<{
-    id: string;
-    createdAt: string;
-    origin: string | null;
-    /** why the version exists: `{to, from}` for a rollback, the estimates of an optimisation or a proposal */
-    evidence: Record<string, unknown> | null;
-    evaluations: number;
-    feedback: number;
-    metrics: Record<string, MeanInterval>;
-  }>;
 }
 
 export class FuzzyClient {
