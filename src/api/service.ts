@@ -122,7 +122,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     const path = url.pathname.startsWith(service.basePath) ? url.pathname.slice(service.basePath.length - 1) : undefined;
     const found = path === undefined ? ({ kind: 'no-route' } as const) : match(method, path);
     if (found.kind === 'no-route') {
-      throw new ApiError('NotFound', `no endpoint at ${url.pathname}; see docs/REST.md for the endpoints`);
+      throw new ApiError('NotFound', `no endpoint at ${url.pathname}; GET ${service.basePath}openapi.json lists every endpoint`);
     }
     if (found.kind === 'method-not-allowed') {
       const allow = found.allow.join(', ');
