@@ -1,10 +1,10 @@
-import { ApiError } from '../schema/errors.js';
+import { ApiError, docsURL } from '../schema/errors.js';
 import { isQuotaExceeded } from '../store/quota.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The spelling SPEC gives the headers the service sends. A `Headers` object lowercases names when
+ * The spelling docs/REST.md gives the headers the service sends. A `Headers` object lowercases names when
  * iterated, and clients of the earlier service matched `X-Evaluation-ID` case-sensitively, so an
  * adapter that writes a `Response` onto an HTTP stack (Node's `http`) spells names with this.
  */
@@ -12,7 +12,7 @@ const SPELLED_HEADERS = new Map(
   ['X-Evaluation-ID', 'Content-Type', 'Location', 'Allow', 'WWW-Authenticate'].map((name) => [name.toLowerCase(), name]),
 );
 
-/** `x-evaluation-id` → `X-Evaluation-ID`; a header SPEC does not name keeps the spelling given. */
+/** `x-evaluation-id` → `X-Evaluation-ID`; any other header keeps the spelling given. */
 export function spelledHeaderName(name: string): string {
   return SPELLED_HEADERS.get(name.toLowerCase()) ?? name;
 }
@@ -40,7 +40,7 @@ export function toApiError(error: unknown): ApiError {
         '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
         'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
         'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
-        'for older ones later, on its own schedule (docs/REST.md, "A full disk")',
+        `for older ones later, on its own schedule (${docsURL('REST.md#a-full-disk')})`,
     );
   }
   console.error('fuzzbox: internal error', error);

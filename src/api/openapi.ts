@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { accountBodySchema, accountSchema, serviceInfoSchema } from '../schema/account.js';
 import { agentBodySchema, agentSchema, agentSummarySchema, agentVersionSchema, setDefinitionSchema, versionSummarySchema } from '../schema/agent.js';
 import { autopilotStateSchema, autopilotSwitchSchema, meanIntervalSchema, performanceReportSchema, rollbackBodySchema } from '../schema/autopilot.js';
-import { errorBodySchema } from '../schema/errors.js';
+import { docsURL, errorBodySchema } from '../schema/errors.js';
 import { evaluationListSchema } from '../schema/evaluation-list.js';
 import { evaluationLogSchema, evaluationMetaSchema, inputsSchema, MAX_BATCH } from '../schema/evaluation.js';
 import { feedbackSchema } from '../schema/feedback.js';
@@ -137,7 +137,7 @@ export const operations: Record<string, Operation> = {
   'GET /export': { summary: 'The whole account as a backup file', answer: { ndjson: 'a header line {"format": "fuzzbox-backup", "version", "exportedAt"}, then one record a line' } },
   'POST /import': { summary: 'Restore a backup into the account, keeping every id; importing twice changes nothing', ndjsonBody: 'a backup as GET /export writes it', answer: one('ImportResult') },
   'GET /sync/pull': {
-    summary: 'A server\'s records changed after a checkpoint (docs/SYNC.md)',
+    summary: 'A server\'s records changed after a checkpoint (sync, docs/SYNC.md)',
     query: [
       { name: 'checkpoint', description: 'what the previous pull answered in `checkpoint`; none to start from the beginning', schema: { type: 'string' } },
       { name: 'limit', description: `records per page, 1 to ${MAX_PULL_LIMIT} (default ${DEFAULT_PULL_LIMIT})`, schema: { type: 'integer', minimum: 1, maximum: MAX_PULL_LIMIT } },
@@ -176,7 +176,7 @@ function components(): Record<string, JsonSchema> {
 }
 
 const errorAnswer = {
-  description: 'An error: `error` names it (docs/REST.md, "Errors"), `message` says what to fix, `issues` lists invalid fields',
+  description: `An error: \`error\` names it (${docsURL('REST.md#errors')}), \`message\` says what to fix, \`issues\` lists invalid fields`,
   content: { 'application/json': { schema: ref('Error') } },
 };
 
@@ -189,7 +189,7 @@ function operationObject(key: string, operation: Operation): JsonSchema {
   const content: Record<string, JsonSchema> = {};
   if (operation.body) {
     content['application/json'] = { schema: operation.body.schema };
-    if (operation.body.modelFiles) for (const type of MODEL_TYPES) content[type] = { schema: text('an FCL, FLL or FIS model file (docs/FORMATS.md)') };
+    if (operation.body.modelFiles) for (const type of MODEL_TYPES) content[type] = { schema: text(`an FCL, FLL or FIS model file (${docsURL('FORMATS.md')})`) };
   }
   if (operation.ndjsonBody) content['application/x-ndjson'] = { schema: text(operation.ndjsonBody) };
   const answerContent: Record<string, JsonSchema> =

@@ -149,7 +149,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
   }
 
   /**
-   * SPEC 2: after DELETE any request on the agent id answers 410 to its owner (404 to anyone
+   * After DELETE any request on the agent id answers 410 to its owner (404 to anyone
    * else, as for an id that never existed), a request with a bad body or query too. Bodies and
    * queries are checked before the agent is read, so only a refused request pays for the lookup.
    */

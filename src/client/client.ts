@@ -43,7 +43,7 @@ export interface ListEvaluationsOptions {
 }
 
 export interface EvaluateOptions {
-  /** Also return the evaluation log's steps (SPEC section 4) as `meta`. */
+  /** Also return the evaluation log's steps (docs/ENGINE.md, "The pipeline") as `meta`. */
   meta?: boolean;
   /**
    * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Where a message sends its reader for more (the package holds no docs/): `docsURL('REST.md#a-full-disk')`. */
+export const docsURL = (page: string) => `https://github.com/fuzzbox/fuzzbox/blob/main/docs/${page}`;
+
 /** One invalid field, e.g. `{path: "inputs.temperature.hot", message: "…"}`. */
 export interface Issue {
   path: string;
@@ -29,7 +32,7 @@ export const errorStatus = {
 } as const;
 export type ErrorName = keyof typeof errorStatus;
 
-/** No error body exceeds this (SPEC 7); the parts below are sized so that it holds by construction. */
+/** No error body exceeds this (docs/REST.md, "Errors"); the parts below are sized so that it holds by construction. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A message is cut to this many characters; JSON writes a character in at most 6 bytes (`\u001f`). */
 const MAX_MESSAGE_CHARS = 2000;

@@ -20,7 +20,7 @@ export const batchSchema = z
 const point = z.tuple([z.number(), z.number()]);
 const polygon = z.array(point);
 
-/** The steps of SPEC section 4, as the evaluation log and `?meta=` carry them. */
+/** The steps of an evaluation (docs/ENGINE.md, "The pipeline"), as the evaluation log and `?meta=` carry them. */
 export const traceSchema = z.object({
   fuzzified: z.record(z.string(), z.record(z.string(), z.number())),
   rules: z.array(z.string()),

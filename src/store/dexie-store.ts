@@ -1,7 +1,7 @@
 import type { AgentBody } from '../schema/agent.js';
 import * as accounts from './accounts.js';
 import { exportRecords, importLines, importRecords, importTables, type ImportRecord } from './backup.js';
-import { ApiError } from '../schema/errors.js';
+import { ApiError, docsURL } from '../schema/errors.js';
 import type { AutopilotLine } from '../schema/sync.js';
 import * as replica from './replica.js';
 import { countRecords } from './counts.js';
@@ -122,7 +122,7 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
   async readChanges(): Promise<never> {
     throw new ApiError(
       'NotFound',
-      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
+      `this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, ${docsURL('SYNC.md')})`,
     );
   }
   mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {

@@ -1,7 +1,7 @@
 // Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
 // checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
 import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
-import { ApiError, validationError } from '../../schema/errors.js';
+import { ApiError, docsURL, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
 import type { Context } from '../context.js';
@@ -54,7 +54,7 @@ export async function pushChanges({ request, url, service, userID }: Context): P
 /** GET /sync/status on a replica: when it last synced, what waits, what went wrong (docs/SYNC.md). */
 export async function readSyncStatus({ service, userID }: Context): Promise<Response> {
   const replicator = service.replicator;
-  if (!replicator) throw new ApiError('NotFound', 'sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (docs/SYNC.md)');
+  if (!replicator) throw new ApiError('NotFound', `sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (${docsURL('SYNC.md')})`);
   if ((await replicator.userID()) !== userID) throw new ApiError('NotFound', 'this account is not the one this service syncs: use the key given as sync.apiKey');
   return json(await replicator.status());
 }
