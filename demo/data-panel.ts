@@ -2,9 +2,11 @@
 // to download or restore (GET /storage, GET /export, POST /import through FuzzyClient).
 import { type FuzzyClient, FuzzyApiError, requestPersistence } from '../src/client/index.js';
 
+const count = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
 const megabytes = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
-export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient, onRestored: () => Promise<void>): void {
+/** Mounts the panel; the function it returns shows the counts again (call it after a write). */
+export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient, onRestored: () => Promise<void>): () => Promise<void> {
   container.innerHTML = `
     <h2>Your data</h2>
     <p id="storage-state" class="small" role="status">Reading storage…</p>
@@ -22,7 +24,7 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
     const { usage, quota, persisted, counts } = await client().getStorage();
     const kept = persisted ? 'kept until you clear it' : 'may be evicted when the disk runs low';
     $('#storage-state').textContent =
-      `${counts.agents} agents, ${counts.evaluations} evaluations, ${counts.feedback} feedback · ` +
+      `${count(counts.agents, 'agent')}, ${count(counts.evaluations, 'evaluation')}, ${counts.feedback} feedback · ` +
       `${megabytes(usage)} of ${megabytes(quota)} used · ${kept}`;
     $('#persist').hidden = persisted === true;
   }
@@ -57,4 +59,5 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
     await showState();
   };
   void showState();
+  return showState;
 }

@@ -30,8 +30,11 @@ export const traceSchema = z.object({
   centroid: z.record(z.string(), point),
 });
 
+/** The id of an evaluation or feedback: a UUID v4 when fuzzbox made it; an import keeps a backup's own (1..200 characters). */
+export const recordID = z.string().min(1).max(200);
+
 export const evaluationLogSchema = traceSchema.extend({
-  reqID: z.uuid({ version: 'v4' }),
+  reqID: recordID,
   userID: z.string(),
   agentID: z.string(),
   versionID: z.string(),
