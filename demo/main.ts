@@ -5,10 +5,11 @@
 import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSettings, type WorkerUpdate } from '../src/client/index.js';
 import { mountAutopilotPanel } from './autopilot-panel.js';
 import { mountDataPanel } from './data-panel.js';
+import { mountReferencePanel } from './reference-panel.js';
 import { activations, AgentValidationError, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
 import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
-import { drawInput, drawOutput, formatNumber } from './draw.js';
+import { drawInput, drawOutput, fitChartsTo, formatNumber } from './draw.js';
 import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
 import { mountSyncBadge, type SyncBadge } from './sync-badge.js';
@@ -80,6 +81,7 @@ async function start(): Promise<void> {
   addEventListener('offline', showConnectivity);
   showDataState = mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
   mountOptimisePanel();
+  void mountReferencePanel($('#reference-panel'), base).catch(showFailure);
   await showAgentList(localStorage.getItem(storageKey('agent')));
 }
 
@@ -218,7 +220,17 @@ interface DrawnAgent {
 
 const current = (): DrawnAgent => ({ definition: agent!, compiled: compiled! });
 
+/** Draws the evaluation on screen again, e.g. at a new width; undefined before the first. */
+let redraw: (() => void) | undefined;
+let drawnWidth = 0;
+new ResizeObserver(() => {
+  if ($('#inputs').clientWidth === drawnWidth) return;
+  redraw?.();
+}).observe($('#inputs'));
+
 function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn: DrawnAgent): void {
+  redraw = () => draw(steps, crisp, state, drawn);
+  drawnWidth = $('#inputs').clientWidth;
   for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
     const name = figure.dataset.input!;
     const plot = figure.querySelector('.plot')!;
@@ -230,6 +242,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     }
     const { range } = drawn.compiled.inputs[name]!;
     const sets = Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)]));
+    fitChartsTo(plot.clientWidth);
     plot.replaceChildren(drawInput(name, { range, sets, value: inputs[name]!, degrees: steps.fuzzified[name] ?? {} }));
   }
   showRules(drawn.compiled);
@@ -257,6 +270,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     answer.append(line, why);
     const figure = document.createElement('figure');
     figure.className = 'output';
+    fitChartsTo(charts.clientWidth);
     figure.append(
       drawOutput(name, {
         range,
@@ -395,11 +409,18 @@ async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> 
   }
 }
 
+/** The editor's agent with the settings it does not show (goals, operators) kept from the agent on screen. */
+function edited(): AgentBody | null {
+  const body = editor.read();
+  if (!body || !agent) return body;
+  return { ...body, ...(agent.performance ? { performance: agent.performance } : {}), ...(agent.operators ? { operators: agent.operators } : {}) };
+}
+
 $('#editor').addEventListener('submit', (event) => {
   event.preventDefault();
-  void saveAgent(editor.read(), false);
+  void saveAgent(edited(), false);
 });
-$('#save-as-new').addEventListener('click', () => void saveAgent(editor.read(), true));
+$('#save-as-new').addEventListener('click', () => void saveAgent(edited(), true));
 $('#restore-sample').addEventListener('click', () => void saveAgent(sampleAgent, true));
 $('#delete-agent').addEventListener('click', () => {
   if (!agent || !confirm(`Delete “${agent.name}” and all its versions?`)) return;

@@ -15,6 +15,7 @@ import { storageStatusSchema } from '../schema/storage.js';
 import { importResultSchema } from '../schema/backup.js';
 import { DEFAULT_PULL_LIMIT, MAX_PULL_LIMIT, syncStatusSchema } from '../schema/sync.js';
 import { CONTROLLER_VERSION, PACKAGE_VERSION } from './resources/about.js';
+import { readReference, SHAPE_NOTATION } from './reference.js';
 
 /** Named schemas: a request body is read as zod's input (defaults optional), an answer as its output. */
 const answers = {
@@ -137,7 +138,7 @@ export const operations: Record<string, Operation> = {
   'GET /export': { summary: 'The whole account as a backup file', answer: { ndjson: 'a header line {"format": "fuzzbox-backup", "version", "exportedAt"}, then one record a line' } },
   'POST /import': { summary: 'Restore a backup into the account, keeping every id; importing twice changes nothing', ndjsonBody: 'a backup as GET /export writes it', answer: one('ImportResult') },
   'GET /sync/pull': {
-    summary: 'A server\'s records changed after a checkpoint (sync, docs/SYNC.md)',
+    summary: 'A server\'s records changed after a checkpoint (docs/SYNC.md)',
     query: [
       { name: 'checkpoint', description: 'what the previous pull answered in `checkpoint`; none to start from the beginning', schema: { type: 'string' } },
       { name: 'limit', description: `records per page, 1 to ${MAX_PULL_LIMIT} (default ${DEFAULT_PULL_LIMIT})`, schema: { type: 'integer', minimum: 1, maximum: MAX_PULL_LIMIT } },
@@ -245,64 +246,15 @@ export function openApiDocument(serverURL = '/'): JsonSchema {
   };
 }
 
-/** A JSON schema as a short type expression: `{id: string, name?: string}`, `Set[]`, `"a" | "b" | null`. */
-function shape(schema: JsonSchema): string {
-  if (typeof schema.$ref === 'string') return schema.$ref.split('/').at(-1)!;
-  const union = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (union) return union.map(shape).join(' | ');
-  if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).map(shape).join(' & ');
-  if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
-  if (Array.isArray(schema.type)) return schema.type.map((type) => shape({ ...schema, type })).join(' | ');
-  switch (schema.type) {
-    case 'object': {
-      const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
-      const required = new Set((schema.required ?? []) as string[]);
-      const fields = properties.map(([name, property]) => `${name}${required.has(name) ? '' : '?'}: ${shape(property)}`);
-      if (typeof schema.additionalProperties === 'object') fields.push(`[name]: ${shape(schema.additionalProperties as JsonSchema)}`);
-      return fields.length > 0 ? `{${fields.join(', ')}}` : 'object';
-    }
-    case 'array': {
-      if (Array.isArray(schema.prefixItems)) return `[${(schema.prefixItems as JsonSchema[]).map(shape).join(', ')}]`;
-      const items = (schema.items ?? {}) as JsonSchema;
-      const item = shape(items);
-      const union = !items.$ref && (items.anyOf || items.oneOf || Array.isArray(items.type) || (Array.isArray(items.enum) && items.enum.length > 1));
-      const counted = schema.minItems !== undefined || schema.maxItems !== undefined ? ` (${schema.minItems ?? 0}..${schema.maxItems ?? '∞'})` : '';
-      return `${union ? `(${item})` : item}[]${counted}`;
-    }
-    case 'string':
-      return schema.format === 'date-time' ? 'date-time' : 'string';
-    case 'integer':
-    case 'number':
-    case 'boolean':
-    case 'null':
-      return schema.type;
-    default:
-      return 'any';
-  }
-}
-
 /** The document as Markdown: a table of the endpoints, then every named shape (docs/REST.md, "Endpoints"). */
 export function renderReference(): string {
-  const document = openApiDocument() as { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema> } };
+  const { endpoints, shapes } = readReference(openApiDocument());
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const lines = ['| endpoint | request | answer | what it does |', '|---|---|---|---|'];
-  for (const [path, methods] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(methods)) {
-      const query = ((operation.parameters ?? []) as JsonSchema[]).filter((parameter) => parameter.in === 'query').map((parameter) => `${parameter.name}`);
-      const body = operation.requestBody as { required: boolean; content: Record<string, { schema: JsonSchema }> } | undefined;
-      const request = [
-        ...(query.length > 0 ? [`?${query.join('&')}`] : []),
-        ...(body ? Object.entries(body.content).map(([type, { schema }]) => (type === 'application/json' ? shape(schema) : `\`${type}\``)) : []),
-      ];
-      const answer = Object.entries((operation.responses as Record<string, { content: Record<string, { schema: JsonSchema }> }>)['200']!.content)
-        .map(([type, { schema }]) => (type === 'application/json' ? shape(schema) : `\`${type}\``))
-        .join(', ');
-      const open = Array.isArray(operation.security) && operation.security.length === 0 ? ' (no key)' : '';
-      lines.push(`| \`${method.toUpperCase()} ${path}\`${open} | ${cell(request.join(', ') || '–')}${body && !body.required ? ' (optional)' : ''} | ${cell(answer)} | ${cell(String(operation.summary))} |`);
-    }
+  for (const { endpoint, open, request, answer, summary } of endpoints) {
+    lines.push(`| \`${endpoint}\`${open ? ' (no key)' : ''} | ${cell(request)} | ${cell(answer)} | ${cell(summary)} |`);
   }
-  lines.push('', 'Shapes (`?` marks an optional field, `[name]: T` any number of named fields, `T[] (2..4)` an array of 2 to 4):', '');
-  for (const [name, schema] of Object.entries(document.components.schemas)) lines.push(`- **${name}**: \`${shape(schema)}\``);
+  lines.push('', `Shapes (${SHAPE_NOTATION}):`, '');
+  for (const { name, shape } of shapes) lines.push(`- **${name}**: \`${shape}\``);
   return lines.join('\n');
 }
