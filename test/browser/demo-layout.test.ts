@@ -326,7 +326,10 @@ describe('the demo as a person sees it', () => {
 
     // back to the first version: a new latest version that copies it, said in words and in the table
     await panel.locator('table.versions tr', { hasText: /^v1/ }).getByRole('button', { name: 'Roll back' }).click();
-    await expect.poll(() => status.textContent()).toBe('Rolled back: the agent answers with v1’s definition again, as a new version.');
+    // v1 is the sample as written, without a goal: the panel says what that means
+    await expect.poll(() => status.textContent()).toBe(
+      'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
+    );
     const after = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string; evidence: { to: string } }> };
     const version = after.versions.find((v) => v.id === after.latestVersion)!;
     expect(version.origin).toBe('rolled back');
