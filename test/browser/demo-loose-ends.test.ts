@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { explainOptimisation } from '../../demo/optimize-panel.js';
 import { useChromium } from './chromium.js';
+import { demoApi } from './demo-api.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
 
 const shared = useChromium(() => {
@@ -19,21 +20,8 @@ const shared = useChromium(() => {
 
 const ULID = /[0-9A-HJKMNP-TV-Z]{26}/;
 
-/** The demo's own REST interface with the demo's own key. */
-function api<T = any>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const key = localStorage.getItem('fuzzbox-demo:/:apiKey');
-      const response = await fetch(path, {
-        method,
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return response.json();
-    },
-    { method, path, body },
-  ) as Promise<T>;
-}
+/** The demo's own REST interface with the demo's own key: the answer's body. */
+const api = async <T = any>(page: Page, method: string, path: string, body?: unknown) => (await demoApi<T>(page, method, path, body)).body;
 
 const shownAnswer = (page: Page) =>
   page.waitForFunction(() => document.querySelector('#history tr.current') !== null && document.querySelector('#outputs svg') !== null);
