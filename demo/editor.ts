@@ -102,6 +102,7 @@ export function definitionHints(variables: AgentBody['inputs'], kind: 'input' | 
       const twin = seen.get(key);
       if (twin !== undefined) {
         hints.push(`“${twin}” and “${set}” of ${kind} ${variable} are the same set ${key}: rules cannot tell them apart. Give each its own points.`);
+        continue; // what the set does was said of its twin
       }
       seen.set(key, set);
       const [low, high] = definition as [number, number];
