@@ -108,6 +108,7 @@ describe('the demo without loose ends', () => {
     expect(hint).toContain('“low” and “high” of input service are the same set [0,10]: rules cannot tell them apart.');
     expect(hint).toContain('“low” of input service, [0, 10], rises from 0 to 10');
     expect(hint).toContain('For one that falls from 0 to 10, write [0, 0, 10].');
+    expect(hint.split('\n')).toHaveLength(2); // said once, not again for the twin
     mkdirSync(join(root, 'test-output'), { recursive: true });
     await page.locator('#editor').screenshot({ path: join(root, 'test-output', 'demo-loose-ends-1280-hint.png') });
     // the way shown works: [0, 0, 10] falls where [0, 10] rises
@@ -140,6 +141,8 @@ describe('the demo without loose ends', () => {
     const routeCount = Object.values(served.paths as Record<string, object>).reduce((sum, methods) => sum + Object.keys(methods).length, 0);
     expect(await reference.locator('tbody tr').count()).toBe(routeCount);
     expect(await reference.locator('tbody tr', { hasText: 'POST /agent/{id}/rollback' }).textContent()).toContain('RollbackBody');
+    mkdirSync(join(root, 'test-output'), { recursive: true });
+    await reference.locator('table').screenshot({ path: join(root, 'test-output', 'demo-loose-ends-1280-reference-table.png') });
     await context.setOffline(true);
     expect((await api(page, 'GET', '/openapi.json')).openapi).toBe('3.1.0');
     await context.setOffline(false);
