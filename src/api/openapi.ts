@@ -62,6 +62,8 @@ const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}
 
 interface Operation {
   summary: string;
+  /** needs no API key (the route's `access: 'public'`) */
+  open?: true;
   description?: string;
   /** the JSON body; `modelFiles` also takes an FCL, FLL or FIS file */
   body?: { schema: JsonSchema; optional?: true; modelFiles?: true };
@@ -82,9 +84,10 @@ const text = (description: string) => ({ type: 'string', description });
 
 /** Every route of src/api/routes.ts, keyed `METHOD /path` with the path as OpenAPI writes it (openApiPath). */
 export const operations: Record<string, Operation> = {
-  'GET /version': { summary: 'The service\'s name, package version and REST contract version (no key needed)', answer: one('ServiceInfo') },
-  'GET /openapi.json': { summary: 'This document: every endpoint with its request and answer (no key needed)', answer: { type: 'object', description: 'an OpenAPI 3.1 document' } },
+  'GET /version': { summary: 'The service\'s name, package version and REST contract version (no key needed)', open: true, answer: one('ServiceInfo') },
+  'GET /openapi.json': { summary: 'This document: every endpoint with its request and answer (no key needed)', open: true, answer: { type: 'object', description: 'an OpenAPI 3.1 document' } },
   'POST /account': {
+    open: true,
     summary: 'Create an account; the answer holds its API key, shown only once (no key needed; 403 when sign-up is off)',
     body: { schema: one('AccountBody'), optional: true },
     answer: one('Account'),
@@ -158,8 +161,6 @@ export const operations: Record<string, Operation> = {
 /** `/agent/:id` → `/agent/{id}`: the route table's path as OpenAPI writes it. */
 export const openApiPath = (routePath: string) => routePath.replace(/:([A-Za-z]+)/g, '{$1}');
 
-const PUBLIC = new Set(['GET /version', 'GET /openapi.json', 'POST /account']);
-
 function components(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
   const convert = (named: Record<string, z.ZodType>, io: 'input' | 'output') => {
@@ -199,10 +200,11 @@ function operationObject(key: string, operation: Operation): JsonSchema {
       : { 'application/json': { schema: operation.answer } };
   if (operation.modelFileAnswer) for (const type of MODEL_TYPES) answerContent[type] = { schema: text('the agent as a model file, when `Accept` prefers one') };
   return {
-    operationId: `${method.toLowerCase()}${path.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => `By${name[0]!.toUpperCase()}${name.slice(1)}`).replace(/[^A-Za-z]+([A-Za-z])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z]/g, '')}`,
+    // `GET /agent/{id}/version` → getAgentIdVersion
+    operationId: key.toLowerCase().replace(/[^a-z]+([a-z])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z]/g, ''),
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
-    ...(PUBLIC.has(key) ? { security: [] } : {}),
+    ...(operation.open ? { security: [] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(Object.keys(content).length > 0 ? { requestBody: { required: !operation.body?.optional, content } } : {}),
     responses: {

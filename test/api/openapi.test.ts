@@ -44,6 +44,9 @@ describe('GET /openapi.json', () => {
       return document.paths[path]![method.toLowerCase()]!.security?.length === 0;
     });
     expect(exempt.sort()).toEqual(open.sort());
+    // tools name a generated client's methods by operationId: one each
+    const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => (operation as { operationId: string }).operationId));
+    expect(new Set(ids).size).toBe(routes.length);
   });
 
   test('the 404 of an unknown path points to it, and it is what the 404 says', async () => {
