@@ -1,7 +1,8 @@
 // GET /openapi.json: a valid OpenAPI 3.1 document (checked by an independent validator) naming
 // every route of the route table, whose schemas the service's real answers fit. Every other test
 // of test/api checks its answers against it too (test/support/service.ts).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openApiPath, renderReference } from '../../src/api/openapi.js';
@@ -119,5 +120,22 @@ describe('real answers fit the document', () => {
     expect((await t.call('GET', 'sync/status', { key })).status).toBe(404);
     await call('DELETE', `evaluation/${ids[1]}`);
     await call('DELETE', `agent/${agent.id}`);
+  });
+});
+
+describe('the docs stand alone', () => {
+  test('README, docs and the source a user reads never cite the team\'s contract (SPEC), and REST.md says what low/high are', () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const files = [
+      'README.md',
+      ...readdirSync(join(root, 'docs')).map((name) => `docs/${name}`),
+      ...readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => `src/${name}`),
+    ];
+    const citing = files.filter((file) => /\bSPEC\b/.test(readFileSync(join(root, file), 'utf8')));
+    expect(citing).toEqual([]);
+    expect(files.length).toBeGreaterThan(50);
+    const rest = readFileSync(join(root, 'docs/REST.md'), 'utf8');
+    expect(rest).not.toMatch(/infinite below 2 values/);
+    expect(rest).toContain('`low` and `high` are `null` below 2 values');
   });
 });
