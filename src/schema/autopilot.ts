@@ -25,7 +25,40 @@ export const meanIntervalSchema = z.object({
 export type MeanInterval = z.infer<typeof meanIntervalSchema>;
 
 /** A difference with its 95% interval, in the metric's units. */
-const gainSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
+export const gainIntervalSchema = z.object({ value: z.number(), low: z.number(), high: z.number() });
+export type GainInterval = z.infer<typeof gainIntervalSchema>;
+
+/** One decided trial of a candidate version (docs/LEARNING.md, "Trying a proposal"). */
+export const trialSchema = z.object({
+  versionID: z.string(),
+  basedOn: z.string(),
+  outcome: z.enum(['adopted', 'dropped', 'abandoned']),
+  /** one-sided p-value of "the candidate is better"; null when abandoned undecided */
+  pValue: z.number().nullable(),
+  current: meanIntervalSchema,
+  candidate: meanIntervalSchema,
+  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation; trials decided before fuzzbox recorded it have none */
+  gain: gainIntervalSchema.optional(),
+  decidedAt: isoDate,
+});
+export type Trial = z.infer<typeof trialSchema>;
+
+/** The latest version against the version autopilot's run of adoptions started from, per metric of `performance`. */
+export const autopilotGainSchema = z.object({
+  /**
+   * the version autopilot started from: the newest one no trial adopted, or, when it served too
+   * few of the evaluations read, the oldest adopted after it that served enough
+   */
+  since: z.string(),
+  /** the latest version, when it was estimated */
+  versionID: z.string(),
+  /** evaluations with feedback the estimate used */
+  evaluationsUsed: z.number().int().nonnegative(),
+  /** per metric: latest minus `since`, in the metric's units, with a 95% interval */
+  metrics: z.record(z.string(), gainIntervalSchema),
+  estimatedAt: isoDate,
+});
+export type AutopilotGain = z.infer<typeof autopilotGainSchema>;
 
 /** GET and PUT /agent/:id/autopilot (docs/REST.md, "Learning on autopilot"). */
 export const autopilotStateSchema = z.object({
@@ -42,33 +75,13 @@ export const autopilotStateSchema = z.object({
   window: z.number().int(),
   usedFeedback: z.number().int().nonnegative(),
   candidate: z.object({ versionID: z.string(), basedOn: z.string(), since: isoDate }).nullable(),
-  trials: z.array(
-    z.object({
-      versionID: z.string(),
-      basedOn: z.string(),
-      outcome: z.enum(['adopted', 'dropped', 'abandoned']),
-      pValue: z.number().nullable(),
-      current: meanIntervalSchema,
-      candidate: meanIntervalSchema,
-      /** what the trial measured the candidate to gain; trials decided before fuzzbox recorded it have none */
-      gain: gainSchema.optional(),
-      decidedAt: isoDate,
-    }),
-  ),
+  trials: z.array(trialSchema),
   /**
    * What autopilot's adopted versions gained together: the latest version against the version
    * they started from, per metric (latest minus `since`, in the metric's units, 95% interval);
    * null before the first adoption or once the latest version is not autopilot's.
    */
-  gain: z
-    .object({
-      since: z.string(),
-      versionID: z.string(),
-      evaluationsUsed: z.number().int().nonnegative(),
-      metrics: z.record(z.string(), gainSchema),
-      estimatedAt: isoDate,
-    })
-    .nullable(),
+  gain: autopilotGainSchema.nullable(),
 });
 export type AutopilotState = z.infer<typeof autopilotStateSchema>;
 
