@@ -5,8 +5,8 @@
 // the machine does meanwhile weighs on every size alike, so their ratios hold even when the
 // absolute figures drift with the load.
 import { createFuzzyService, type FuzzyService } from '../src/api/index.js';
-import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
-import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
+import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/dexie/database.js';
+import { groupLogs, newEvaluationIDs } from '../src/store/dexie/evaluations.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 
 /**

@@ -1,6 +1,6 @@
 import { ApiError } from '../schema/errors.js';
 import type { ServiceState } from './context.js';
-import { toBase64url } from './base64url.js';
+import { toBase64url } from '../core/base64url.js';
 
 const KEY_CACHE_CAPACITY = 1000;
 

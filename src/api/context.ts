@@ -1,7 +1,7 @@
 import type { FuzzboxStore } from '../store/store.js';
-import type { Autopilot } from './autopilot.js';
-import type { Replicator } from './replicator.js';
-import type { CompiledAgents } from './compiled-agents.js';
+import type { Autopilot } from '../core/autopilot.js';
+import type { Replicator } from '../core/replicator.js';
+import type { CompiledAgents } from '../core/compiled-agents.js';
 import type { StorageManagerLike } from './resources/storage.js';
 import type { OptimizeProgress } from './service.js';
 

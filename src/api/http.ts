@@ -1,5 +1,5 @@
 import { ApiError } from '../schema/errors.js';
-import { isQuotaExceeded } from '../store/quota.js';
+import { isQuotaExceeded } from '../store/dexie/quota.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

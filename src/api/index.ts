@@ -1,5 +1,5 @@
 export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress, type SyncControl } from './service.js';
-export type { FetchLike, SyncEvent, SyncOptions } from './replicator.js';
+export type { FetchLike, SyncEvent, SyncOptions } from '../core/replicator.js';
 export type { StorageManagerLike } from './resources/storage.js';
 export { routes } from './routes.js';
 export type { Route, Handler } from './router.js';

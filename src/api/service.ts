@@ -1,23 +1,23 @@
 import { ApiError, errorStatus } from '../schema/errors.js';
 import type { Account } from '../schema/account.js';
-import type { DatabaseOptions } from '../store/database.js';
-import { DexieStore } from '../store/dexie-store.js';
+import type { DatabaseOptions } from '../store/dexie/database.js';
+import { DexieStore } from '../store/dexie/dexie-store.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
-import { Autopilot } from './autopilot.js';
-import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from './replicator.js';
+import { Autopilot } from '../core/autopilot.js';
+import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from '../core/replicator.js';
 import type { SyncStatus } from '../schema/sync.js';
-import type { SyncReplica } from '../store/replica.js';
-import { CompiledAgents } from './compiled-agents.js';
+import type { SyncReplica } from '../store/dexie/replica.js';
+import { CompiledAgents } from '../core/compiled-agents.js';
 import type { ServiceState } from './context.js';
 import { errorResponse } from './http.js';
 import { openAccount } from './resources/account.js';
 import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
 import type { StorageManagerLike } from './resources/storage.js';
-import { checkRetention, RetentionSweeper } from './retention.js';
+import { checkRetention, RetentionSweeper } from '../core/retention.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 
 export interface FuzzyServiceOptions extends DatabaseOptions {

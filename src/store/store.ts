@@ -4,7 +4,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
-import type { ImportRecord } from './backup.js';
+import type { ImportRecord } from './dexie/backup.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 

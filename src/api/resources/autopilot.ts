@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { WIDEST_SPREAD } from '../../learn/index.js';
-import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../autopilot.js';
+import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../../core/autopilot.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 

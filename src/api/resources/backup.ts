@@ -2,12 +2,12 @@ import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, 
 import { ApiError, clipPath, formatPath } from '../../schema/errors.js';
 import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
-import type { ImportRecord } from '../../store/backup.js';
-import { compileOrReject } from '../compiled-agents.js';
+import type { ImportRecord } from '../../store/dexie/backup.js';
+import { compileOrReject } from '../../core/compiled-agents.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
 import { reservedKeyIn } from '../body.js';
-import { readLines, type Line } from '../ndjson.js';
+import { readLines, type Line } from '../../core/ndjson.js';
 
 export const NDJSON = 'application/x-ndjson';
 /** Bytes written to the response per chunk: many lines per enqueue, few per pull. */

@@ -1,15 +1,15 @@
 import { evaluate, type CompiledAgent } from '../../engine/index.js';
 import { explore, exploreTruncated, MAX_EXPLORATION, type Spread, WIDEST_SPREAD } from '../../learn/index.js';
-import { CANDIDATE_SHARE, isOn } from '../autopilot.js';
+import { CANDIDATE_SHARE, isOn } from '../../core/autopilot.js';
 import type { Inputs, Trace } from '../../engine/types.js';
 import { ApiError, clip, invalid, IssueList, validationError } from '../../schema/errors.js';
 import { batchSchema, inputsSchema, type EvaluationMeta } from '../../schema/evaluation.js';
-import { newEvaluationIDs } from '../../store/evaluations.js';
+import { newEvaluationIDs } from '../../store/dexie/evaluations.js';
 import { timestamp } from '../../store/ids.js';
 import type { AgentRecord, EvaluationRecord } from '../../store/records.js';
 import { param, type Context, type ServiceState } from '../context.js';
 import { jsonText } from '../http.js';
-import { checkAnswerSize, checkRequestCost } from '../request-cost.js';
+import { checkAnswerSize, checkRequestCost } from '../../core/request-cost.js';
 
 /** `?meta=true|1|yes|` → "meta"; `false|0|no` → none; anything else names the property. */
 export function metaProperty(url: URL): string | undefined {

@@ -3,10 +3,10 @@ import * as learn from '../../learn/index.js';
 import type { AgentBody } from '../../schema/agent.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize.js';
-import { compileOrReject } from '../compiled-agents.js';
+import { compileOrReject } from '../../core/compiled-agents.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
-import { LEARNING_MOST } from '../autopilot.js';
+import { LEARNING_MOST } from '../../core/autopilot.js';
 
 /** One seed for every optimisation: the same log always gives the same proposal. */
 const SEED = 1;

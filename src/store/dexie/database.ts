@@ -12,7 +12,7 @@ import type {
   SyncStateRecord,
   TallyRecord,
   VersionRecord,
-} from './records.js';
+} from '../records.js';
 
 export interface DatabaseOptions {
   /** An IDBFactory, e.g. fake-indexeddb's in Node; Dexie's default when absent. */

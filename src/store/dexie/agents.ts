@@ -1,10 +1,10 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
-import type { AgentBody } from '../schema/agent.js';
+import { ApiError } from '../../schema/errors.js';
+import type { AgentBody } from '../../schema/agent.js';
 import { headOf, type FuzzboxDatabase } from './database.js';
 import { isQuotaExceeded } from './quota.js';
-import { newId, timestamp, timestampAfter } from './ids.js';
-import type { AgentRecord, Provenance, VersionRecord } from './records.js';
+import { newId, timestamp, timestampAfter } from '../ids.js';
+import type { AgentRecord, Provenance, VersionRecord } from '../records.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
 

@@ -1,12 +1,12 @@
-import type { AgentBody } from '../schema/agent.js';
+import type { AgentBody } from '../../schema/agent.js';
 import * as accounts from './accounts.js';
 import { exportRecords, importLines, importRecords, importTables, type ImportRecord } from './backup.js';
-import { ApiError } from '../schema/errors.js';
-import type { AutopilotLine } from '../schema/sync.js';
+import { ApiError } from '../../schema/errors.js';
+import type { AutopilotLine } from '../../schema/sync.js';
 import * as replica from './replica.js';
 import { countRecords } from './counts.js';
 import { applyRetention } from './retention.js';
-import type { RetentionPolicy } from '../schema/retention.js';
+import type { RetentionPolicy } from '../../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
 import { flushStorageLog, isQuotaExceeded } from './quota.js';
@@ -15,9 +15,9 @@ import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
 import { addCandidateVersion, countEvaluationsByVersion, readAutopilot, readLearningLog, updateAgentFrom, writeAutopilot } from './learning.js';
-import type { LearningLogQuery } from './learning-log.js';
-import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from './records.js';
-import type { CandidateDecision, EvaluationQuery, FuzzboxStore } from './store.js';
+import type { LearningLogQuery } from '../learning-log.js';
+import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from '../records.js';
+import type { CandidateDecision, EvaluationQuery, FuzzboxStore } from '../store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
 export class DexieStore implements FuzzboxStore, replica.SyncReplica {

@@ -1,11 +1,11 @@
 import { Dexie } from 'dexie';
-import type { BackupRecord } from '../schema/backup.js';
-import { ApiError } from '../schema/errors.js';
+import type { BackupRecord } from '../../schema/backup.js';
+import { ApiError } from '../../schema/errors.js';
 import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { groupLogs, idPrefix, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
-import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from './records.js';
+import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from '../records.js';
 
 /** Records read per transaction while exporting: memory stays flat, and no read holds the database long. */
 const EXPORT_PAGE = 256;

@@ -1,13 +1,13 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
+import { ApiError } from '../../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { findGroup, keepLogs, logsOf } from './evaluations.js';
 import { feedbackOfLog } from './feedback.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally } from './tallies.js';
-import type { FeedbackRecord, LogGroupRecord } from './records.js';
-import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './store.js';
+import type { FeedbackRecord, LogGroupRecord } from '../records.js';
+import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from '../store.js';
 
 /**
  * Logs a listing examines at most per request: with a filter that skips most logs, a page can end

@@ -1,7 +1,7 @@
-import { ApiError } from '../schema/errors.js';
+import { ApiError } from '../../schema/errors.js';
 import type { FuzzboxDatabase } from './database.js';
-import type { EvaluationRecord, LogGroupRecord } from './records.js';
-import type { StoredEvaluation } from './store.js';
+import type { EvaluationRecord, LogGroupRecord } from '../records.js';
+import type { StoredEvaluation } from '../store.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 

@@ -2,7 +2,7 @@ import type { FuzzboxDatabase } from './database.js';
 import { groupLogs, LOG_CHUNK } from './evaluations.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
-import type { EvaluationRecord, LogGroupRecord } from './records.js';
+import type { EvaluationRecord, LogGroupRecord } from '../records.js';
 
 interface Job {
   userID: string;

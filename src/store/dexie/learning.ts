@@ -1,13 +1,13 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
-import type { AgentBody } from '../schema/agent.js';
+import { ApiError } from '../../schema/errors.js';
+import type { AgentBody } from '../../schema/agent.js';
 import { putAgent, redefined, requireAgent, snapshot, updateAgent } from './agents.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import type { FuzzboxDatabase } from './database.js';
-import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
+import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from '../learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
-import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from './records.js';
-import { StaleAutopilot, type Candidate, type CandidateDecision } from './store.js';
+import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from '../records.js';
+import { StaleAutopilot, type Candidate, type CandidateDecision } from '../store.js';
 
 /** Log groups read per transaction (each up to LOG_CHUNK logs): no read holds the database long. */
 const GROUP_PAGE = 64;

@@ -1,13 +1,13 @@
 // The replica's side of sync in IndexedDB (docs/SYNC.md): what is not yet pushed, and the
 // server's records merged with the checkpoint that covers them, in one transaction.
 import { Dexie } from 'dexie';
-import type { BackupRecord } from '../schema/backup.js';
-import type { AutopilotLine } from '../schema/sync.js';
+import type { BackupRecord } from '../../schema/backup.js';
+import type { AutopilotLine } from '../../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, importLines, importTables, versionLine, type ImportRecord } from './backup.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './evaluations.js';
-import { newId } from './ids.js';
-import type { AgentRecord, DeletedAgentRecord, PushCursor, SyncStateRecord } from './records.js';
+import { newId } from '../ids.js';
+import type { AgentRecord, DeletedAgentRecord, PushCursor, SyncStateRecord } from '../records.js';
 
 /** Log groups read per step while collecting what to push. */
 const GROUP_STEP = 32;
