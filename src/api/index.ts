@@ -1,4 +1,4 @@
-export { createFuzzyService, type FuzzyService, type FuzzyServiceOptions, type OptimizeProgress, type SyncControl } from './service.js';
+export { createFuzzyService, type FuzzyService, type ServiceOptions, type OptimizeProgress, type SyncControl } from './service.js';
 export type { FetchLike, SyncEvent, SyncOptions } from '../core/replicator.js';
 export type { StorageManagerLike } from './resources/storage.js';
 export { routes } from './routes.js';

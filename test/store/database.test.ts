@@ -6,8 +6,8 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/dexie/database.js';
-import { idPrefixesOf, newEvaluationIDs } from '../../src/store/dexie/evaluations.js';
-import { newId } from '../../src/store/ids.js';
+import { idPrefixesOf } from '../../src/store/dexie/evaluations.js';
+import { newEvaluationIDs, newId } from '../../src/store/ids.js';
 import { readLearningLog } from '../../src/store/dexie/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 

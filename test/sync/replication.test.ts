@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { FuzzboxServer } from '../../src/node/index.js';
 import { compileOrReject } from '../../src/core/compiled-agents.js';
-import { sha256Hex } from '../../src/api/auth.js';
+import { sha256Hex } from '../../src/core/keys.js';
 import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { browser, browserStore, exported, request, serverStorage, startServer, type Replica } from './support.js';

@@ -1,5 +1,6 @@
 import type { FuzzboxDatabase } from './database.js';
-import { groupLogs, LOG_CHUNK } from './evaluations.js';
+import { LOG_CHUNK } from '../ids.js';
+import { groupLogs } from './evaluations.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
 import type { EvaluationRecord, LogGroupRecord } from '../records.js';

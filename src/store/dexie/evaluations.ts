@@ -2,43 +2,12 @@ import { ApiError } from '../../schema/errors.js';
 import type { FuzzboxDatabase } from './database.js';
 import type { EvaluationRecord, LogGroupRecord } from '../records.js';
 import type { StoredEvaluation } from '../store.js';
+import { idPrefix, LOG_CHUNK } from '../ids.js';
 
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 
 /** The fields a log shares with its group, the key they are grouped by. */
 const groupKey = ({ userID, agentID, versionID, createdAt }: EvaluationRecord) => JSON.stringify([userID, agentID, versionID, createdAt]);
-
-/**
- * At most this many logs per group record. Fewer records make a batch cheaper to write (IndexedDB
- * costs per record); smaller ones make one log of it cheaper to read, give feedback on or delete.
- * 64 keeps a 4096 batch at 64 records and any one log's read within a few logs' cost
- * (docs/BROWSER.md, "Flat costs").
- */
-export const LOG_CHUNK = 64;
-
-/** The hex digits that end a new evaluation id: its position in its chunk (two: up to 256 ≥ LOG_CHUNK). */
-const POSITION_DIGITS = 2;
-
-/** What the ids of one chunk of a request share: an id without its position digits. */
-export const idPrefix = (reqID: string) => reqID.slice(0, -POSITION_DIGITS);
-
-/**
- * Ids for `count` new evaluations of one request: UUID v4s where each LOG_CHUNK in a row share all
- * but their last two hex digits, which number them 00, 01, … within the chunk (114 random bits
- * then, not 122). `groupLogs` puts those logs in one record, found by the one prefix they share:
- * one index entry per chunk rather than one per log, which was most of a batch's write
- * (docs/REST.md, "Log groups").
- */
-export function newEvaluationIDs(count: number): string[] {
-  const ids: string[] = [];
-  let prefix = '';
-  for (let i = 0; i < count; i++) {
-    const position = i % LOG_CHUNK;
-    if (position === 0) prefix = idPrefix(globalThis.crypto.randomUUID());
-    ids.push(prefix + position.toString(16).padStart(POSITION_DIGITS, '0'));
-  }
-  return ids;
-}
 
 /** The `idPrefixes` of a group whose logs are `keys`: each distinct prefix once. */
 export function idPrefixesOf(keys: LogGroupRecord['keys']): LogGroupRecord['idPrefixes'] {

@@ -1,7 +1,8 @@
 import { Dexie } from 'dexie';
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { putAgent, redefined, requireAgent, snapshot, updateAgent } from './agents.js';
+import { putAgent, requireAgent, updateAgent } from './agents.js';
+import { redefined, snapshot } from '../versions.js';
 import { newId } from '../ids.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from '../learning-log.js';

@@ -1,7 +1,7 @@
 // Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
-import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../dexie/backup.js';
+import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup-records.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, insertAgentRow, updateAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';

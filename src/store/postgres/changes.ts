@@ -1,7 +1,7 @@
 // The server's side of sync (docs/SYNC.md): an account's records in the order they last
 // changed, from the feed columns of migration 3.
 import type { AutopilotLine } from '../../schema/sync.js';
-import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../dexie/backup.js';
+import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup-records.js';
 import type { AgentRecord, AutopilotRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { ChangePage, SyncRecord } from '../store.js';
 import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';

@@ -1,16 +1,15 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { newAgentRecord, ownAgent, redefined, snapshot } from '../dexie/agents.js';
+import { newAgentRecord, ownAgent, redefined, snapshot } from '../versions.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
-import { LIST_SCAN_LIMIT } from '../dexie/evaluation-list.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import { StaleAutopilot, type Candidate, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
+import { LIST_SCAN_LIMIT, StaleAutopilot, type Candidate, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
-import type { ImportRecord } from '../dexie/backup.js';
+import type { ImportRecord } from '../backup-records.js';
 import { exportRecords, importRecords } from './backup.js';
 import { AGENT, EVALUATION, FEEDBACK, insertAgentRow, present, updateAgentRow, VERSION } from './columns.js';
 import { migrate } from './migrate.js';
@@ -35,8 +34,8 @@ const storable = (id: string) => !id.includes('\u0000');
 const optional = (value: unknown) => (value ? JSON.stringify(value) : null);
 
 /**
- * PostgreSQL's disk_full under the name IndexedDB gives a full disk, which the API answers with
- * 507 (the transaction was rolled back, so nothing was written).
+ * PostgreSQL's errors that are the caller's to fix, in the error vocabulary: text it cannot hold,
+ * and a full disk (disk_full: the transaction was rolled back, so nothing was written).
  */
 function storageError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
@@ -45,9 +44,12 @@ function storageError(error: unknown): unknown {
     return new ApiError('ValidationError', 'text with a NUL character (\\u0000) cannot be stored; remove it and send again');
   }
   if (code !== '53100') return error;
-  const full = new Error(`the database's disk is full: ${(error as Error).message}`, { cause: error });
-  full.name = 'QuotaExceededError';
-  return full;
+  return new ApiError(
+    'QuotaExceeded',
+    "the server's database disk is full, so nothing was written. Retry once space is freed: erase evaluation logs you no longer need " +
+      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback) or delete agents; a retention policy ' +
+      "keeps logs from filling it again. If this persists, tell the server's operator: its disk needs room (docs/SERVER.md)",
+  );
 }
 
 function withStorageErrors(db: SqlDatabase): SqlDatabase {
