@@ -64,3 +64,18 @@ export function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number
     ...(provenance.evidence ? { evidence: provenance.evidence } : {}),
   };
 }
+
+/** What a version records of its making when its writer says nothing else: a POST creates, every later change updates. */
+export const CREATED: Provenance = { origin: 'created' };
+export const UPDATED: Provenance = { origin: 'updated' };
+
+/**
+ * `current` when it is still at version `basedOn`, else Conflict: a change worked out from a
+ * version someone has since replaced (an optimization, a rollback, a candidate) would undo theirs.
+ */
+export function stillAt(current: AgentRecord, basedOn: string): AgentRecord {
+  if (current.latestVersion !== basedOn) {
+    throw new ApiError('Conflict', `agent "${current.id}" got a new version (${current.latestVersion}) meanwhile, so nothing was saved: read it again and retry`);
+  }
+  return current;
+}

@@ -4,7 +4,7 @@ import { headOf, type FuzzboxDatabase } from './database.js';
 import { isQuotaExceeded } from './quota.js';
 import { ApiError } from '../../schema/errors.js';
 import { newId, timestamp } from '../ids.js';
-import { newAgentRecord, ownAgent, redefined, snapshot, type DeletedAgent } from '../versions.js';
+import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED, type DeletedAgent } from '../versions.js';
 import type { AgentRecord, Provenance, VersionRecord } from '../records.js';
 
 /**
@@ -52,7 +52,7 @@ export async function createAgent(
   userID: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'created' },
+  provenance: Provenance = CREATED,
 ): Promise<AgentRecord> {
   const agent = newAgentRecord(userID, body);
   await db.transaction('rw', db.agents, db.heads, db.versions, async () => {
@@ -69,7 +69,7 @@ export function updateAgent(
   id: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'updated' },
+  provenance: Provenance = UPDATED,
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
@@ -137,7 +137,7 @@ export function readVersion(db: FuzzboxDatabase, userID: string, id: string): Pr
 export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    stillAt(current, basedOn);
     const version = await db.versions.get(versionID);
     if (version?.versionOf !== id) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
     const agent = redefined(current, version, versionID);

@@ -1,31 +1,13 @@
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../../schema/backup.js';
-import {
-  agentLine,
-  canonical,
-  countNotAbove,
-  definitionOf,
-  deletionLine,
-  elsewhere,
-  evaluationLine,
-  feedbackLine,
-  importEach,
-  nameNotIn,
-  numberedPast,
-  same,
-  sameVersion,
-  supersedes,
-  versionLine,
-  type ImportMode,
-  type ImportRecord,
-  type Outcome,
-} from '../backup-records.js';
-import { deletedOwners, putAgent, versionsOf } from './agents.js';
+import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
+import { importLines as importBy, type ImportMode, type ImportTarget } from '../import-rules.js';
+import { putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { idPrefix } from '../ids.js';
 import { groupLogs, logsOf } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
-import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, LogGroupRecord, VersionRecord } from '../records.js';
+import type { EvaluationRecord, FeedbackRecord, LogGroupRecord } from '../records.js';
 
 /** Records read per transaction while exporting: memory stays flat, and no read holds the database long. */
 const EXPORT_PAGE = 256;
@@ -107,248 +89,77 @@ export function importRecords(
 }
 
 /**
- * Stores `lines` by `mode`'s rules; call inside a read-write transaction over `importTables`.
- * Logs and feedback merged from another replica are marked `merged`: sync never sends them back.
+ * Stores `lines` by `mode`'s rules (src/store/import-rules.ts); call inside a read-write
+ * transaction over `importTables`. Logs and feedback merged from another replica are marked
+ * `merged`: sync never sends them back.
  */
-export async function importLines(
+export function importLines(
   db: FuzzboxDatabase,
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
   mode: ImportMode,
 ): Promise<{ imported: number; unchanged: number }> {
-  const merging = mode === 'merge';
-  {
-    // logs and feedback are written together at the end, in groups; feedback later in the batch may name them
-    const newLogs = new Map<string, EvaluationRecord>();
-    // whose agent `id` is: its record's or tombstone's owner, else (deleted on a full disk) its
-    // versions' owner; the caller's when nothing of it is stored
-    const ownerOf = async (id: string, stored: { userID: string } | undefined) =>
-      stored?.userID ?? (await deletedOwners(db, [id])).get(id)?.userID ?? userID;
-    // Most lines are logs and feedback naming a few agents and versions: those are read once each
-    // (only what was found is remembered: a later line may write what was missing, and nothing a
-    // batch writes takes a record away from its owner), and the logs and feedback already stored
-    // are read in one query each, not one per line.
-    // A hit is not awaited at all: Dexie follows its transaction across only so many awaits in a
-    // row that touch no IndexedDB, and a batch of logs of one version is all hits.
-    const agents = new Map<string, AgentRecord | DeletedAgentRecord>();
-    const versions = new Map<string, VersionRecord>();
-    const readAgent = async (id: string) => {
-      const agent = (await db.agents.get(id)) ?? (await db.deletedAgents.get(id));
-      if (agent) agents.set(id, agent);
-      return agent;
-    };
-    const readVersion = async (id: string) => {
-      const version = (await db.versions.get(id)) ?? (await db.retiredVersions.get(id));
-      if (version) versions.set(id, version);
-      return version;
-    };
-    const logIDs = [...new Set(lines.flatMap(({ record }) => (record.kind === 'evaluation' ? [record.reqID] : record.kind === 'feedback' ? [record.evaluationLog] : [])))];
-    const storedLogs = new Map<string, EvaluationRecord>();
-    // feedback names the group its log is stored in (schema version 11)
-    const groupOfLog = new Map<string, number>();
-    if (logIDs.length > 0) {
-      const wanted = new Set(logIDs);
-      const prefixes = [...new Set(logIDs.map(idPrefix))].map((prefix) => [userID, prefix]);
-      for (const group of await db.logGroups.where('idPrefixes').anyOf(prefixes).toArray()) {
-        for (const log of logsOf(group)) {
-          if (!wanted.has(log.reqID)) continue;
-          storedLogs.set(log.reqID, log);
-          groupOfLog.set(log.reqID, group.seq!);
+  return importBy(importTarget(db, userID, mode === 'merge'), userID, lines, mode);
+}
+
+/** The import's reads and writes in IndexedDB. */
+function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): ImportTarget {
+  // feedback names the group its log is stored in (schema version 11)
+  const groupOfLog = new Map<string, number>();
+  return {
+    readAgent: async (id) => (await db.agents.get(id)) ?? (await db.deletedAgents.get(id)),
+    async readVersion(id) {
+      const live = await db.versions.get(id);
+      if (live) return { version: live, retired: false };
+      const retired = await db.retiredVersions.get(id);
+      return retired && { version: retired, retired: true };
+    },
+    // an agent deleted on a full disk (deleteAgent) left its versions and no tombstone
+    versionOwner: async (agentID) => (await versionsOf(db, agentID).first())?.userID,
+    versionFrom: (agentID, seq) => db.versions.where('[versionOf+seq]').between([agentID, seq], [agentID, Dexie.maxKey]).first(),
+    // retired versions are kept apart, unnumbered among their agent's
+    numberTaken: async (agentID, seq, retired) => !retired && (await db.versions.where('[versionOf+seq]').equals([agentID, seq]).count()) > 0,
+    numberHere: async (agentID, seq, retired) => (retired ? seq : ((await versionsOf(db, agentID).last())?.seq ?? -1) + 1),
+    async readStored(reqIDs, feedbackIDs) {
+      const logs: EvaluationRecord[] = [];
+      if (reqIDs.length > 0) {
+        const wanted = new Set(reqIDs);
+        const prefixes = [...new Set(reqIDs.map(idPrefix))].map((prefix) => [userID, prefix]);
+        for (const group of await db.logGroups.where('idPrefixes').anyOf(prefixes).toArray()) {
+          for (const log of logsOf(group)) {
+            if (!wanted.has(log.reqID)) continue;
+            logs.push(log);
+            groupOfLog.set(log.reqID, group.seq!);
+          }
         }
       }
-    }
-    const feedbackIDs = lines.flatMap(({ record }) => (record.kind === 'feedback' ? [record.id] : []));
-    const storedFeedback = new Map((feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf(feedbackIDs).toArray() : []).map((record) => [record.id, record]));
-    const newFeedback: FeedbackRecord[] = [];
-    const outcomes = await importEach(lines, importOne);
-    if (newLogs.size > 0) {
-      const groups = groupLogs([...newLogs.values()]);
-      const seqs = await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups, { allKeys: true });
-      groups.forEach((group, i) => group.keys.forEach(([, reqID]) => groupOfLog.set(reqID, seqs[i]!)));
-    }
-    if (newFeedback.length > 0) await db.feedback.bulkAdd(newFeedback.map((feedback) => ({ ...feedback, logGroup: groupOfLog.get(feedback.evaluationLog)! })));
-    await applyTallies(db, count(new Map(), userID, newLogs.size, newFeedback.length));
-    return outcomes;
-
-    /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
-    async function mergeAgent(record: ImportRecord & { kind: 'agent' }, stored: AgentRecord | undefined, refuse: (message: string) => never) {
-      if (stored && stored.userID !== userID) refuse(elsewhere('agent', record.id));
-      if (stored && !supersedes(record, stored)) return 'unchanged' as const;
-      const tombstone = stored ? undefined : await db.deletedAgents.get(record.id);
-      if (tombstone) {
-        if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
-        return 'unchanged' as const; // a deletion wins
+      const feedback = feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf([...feedbackIDs]).toArray() : [];
+      return { logs, feedback };
+    },
+    addVersion: async (version, retired) => void (await (retired ? db.retiredVersions : db.versions).add(version)),
+    putAgent: (agent, added) => putAgent(db, agent, { add: added }),
+    async removeAgent(id) {
+      await db.agents.delete(id);
+      await db.heads.delete(id);
+    },
+    async retireVersionsOf(agentID) {
+      const versions = await versionsOf(db, agentID).toArray();
+      await db.retiredVersions.bulkAdd(versions);
+      await db.versions.bulkDelete(versions.map((version) => version.id));
+    },
+    putTombstone: async (tombstone, added) => void (await (added ? db.deletedAgents.add(tombstone) : db.deletedAgents.put(tombstone))),
+    async addLogsAndFeedback(logs, feedback) {
+      if (logs.length > 0) {
+        const groups = groupLogs(logs);
+        const seqs = await db.logGroups.bulkAdd(merging ? groups.map((group) => ({ ...group, merged: true as const })) : groups, { allKeys: true });
+        groups.forEach((group, i) => group.keys.forEach(([, reqID]) => groupOfLog.set(reqID, seqs[i]!)));
       }
-      const latest = await db.versions.get(record.latestVersion);
-      if (latest?.versionOf !== record.id || latest.userID !== userID) {
-        refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
+      if (feedback.length > 0) {
+        await db.feedback.bulkAdd(
+          feedback.map((record): FeedbackRecord => ({ ...record, ...(merging ? { merged: true as const } : {}), logGroup: groupOfLog.get(record.evaluationLog)! })),
+        );
       }
-      if (canonical(definitionOf(latest)) !== canonical(definitionOf(record))) {
-        refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
-      }
-      const { kind: _, versionCount: _theirs, ...fields } = record;
-      const versionCount = stored ? stored.versionCount : ((await versionsOf(db, record.id).last())?.seq ?? -1) + 1;
-      await putAgent(db, { ...fields, userID, versionCount }, { add: !stored });
-      return 'imported' as const;
-    }
-
-    /**
-     * Logs and feedback, most of a batch, are decided without awaiting anything once their agent
-     * and version were read: Dexie keeps its transaction across only so many awaits in a row that
-     * touch no IndexedDB, and a batch of logs already stored would be nothing else.
-     */
-    function importOne(record: ImportRecord, refuse: (message: string) => never): Outcome | Promise<Outcome> {
-      if (record.kind === 'evaluation') return importLog(record, refuse);
-      if (record.kind === 'feedback') return importFeedback(record, refuse);
-      return importDefinition(record, refuse);
-    }
-
-    function importLog(record: ImportRecord & { kind: 'evaluation' }, refuse: (message: string) => never): Outcome | Promise<Outcome> {
-      const stored = newLogs.get(record.reqID) ?? storedLogs.get(record.reqID);
-      if (stored) {
-        if (same(evaluationLine(stored), record)) return 'unchanged';
-        refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
-      }
-      const agent = agents.get(record.agentID);
-      const version = versions.get(record.versionID);
-      if (agent && (record.trace || version)) return storeLog(record, agent, version, refuse);
-      return (async () => {
-        const read = agent ?? (await readAgent(record.agentID));
-        return storeLog(record, read, record.trace ? undefined : (version ?? (await readVersion(record.versionID))), refuse);
-      })();
-    }
-
-    function storeLog(
-      record: ImportRecord & { kind: 'evaluation' },
-      agent: AgentRecord | DeletedAgentRecord | undefined,
-      version: VersionRecord | undefined,
-      refuse: (message: string) => never,
-    ): Outcome {
-      // a change feed sends an agent where it last changed, after logs of its earlier versions
-      const agentLater = merging && !record.trace && !agent;
-      if (!agentLater && agent?.userID !== userID) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
-      if (!record.trace) {
-        if (version?.userID !== userID || version.versionOf !== record.agentID) {
-          refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
-        }
-        const unknown = nameNotIn(record, version);
-        if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
-      }
-      const { kind: _, ...fields } = record;
-      newLogs.set(record.reqID, { ...fields, userID });
-      return 'imported';
-    }
-
-    function importFeedback(record: ImportRecord & { kind: 'feedback' }, refuse: (message: string) => never): Outcome {
-      const stored = storedFeedback.get(record.id);
-      if (stored) {
-        if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
-        if (same(feedbackLine(stored), record)) return 'unchanged';
-        refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
-      }
-      const known = newLogs.has(record.evaluationLog) || storedLogs.has(record.evaluationLog);
-      if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
-      const { kind: _, ...fields } = record;
-      const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
-      newFeedback.push(feedback);
-      storedFeedback.set(record.id, feedback);
-      return 'imported';
-    }
-
-    async function importDefinition(record: Exclude<ImportRecord, { kind: 'evaluation' | 'feedback' }>, refuse: (message: string) => never): Promise<Outcome> {
-      switch (record.kind) {
-        case 'version': {
-          const live = await db.versions.get(record.id);
-          const stored = live ?? (await db.retiredVersions.get(record.id));
-          if (stored) {
-            if (stored.userID !== userID) refuse(elsewhere('version', record.id));
-            // a version stored retired whose agent the file still has live was deleted since: keep that
-            if (merging ? sameVersion(stored, record) : same({ ...versionLine(stored, !live), retired: record.retired }, record)) return 'unchanged';
-            refuse(`version "${record.id}" differs from the stored version with that id`);
-          }
-          const { kind: _, retired, ...fields } = record;
-          const version: VersionRecord = { ...fields, userID };
-          const agent = (await db.agents.get(record.versionOf)) ?? (await db.deletedAgents.get(record.versionOf));
-          if ((await ownerOf(record.versionOf, agent)) !== userID) refuse(elsewhere('agent', record.versionOf));
-          if (merging) {
-            // numbered here in the order versions arrive: each replica numbers its own
-            const live = agent && 'latestVersion' in agent ? agent : undefined;
-            if (!live && (agent || retired)) {
-              await db.retiredVersions.add(version);
-            } else {
-              const seq = live ? live.versionCount : ((await versionsOf(db, record.versionOf).last())?.seq ?? -1) + 1;
-              await db.versions.add({ ...version, seq });
-              if (live) await putAgent(db, { ...live, versionCount: seq + 1 });
-            }
-            return 'imported';
-          }
-          if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
-          if (retired || (agent && !('latestVersion' in agent))) {
-            await db.retiredVersions.add(version);
-          } else {
-            if ((await db.versions.where('[versionOf+seq]').equals([record.versionOf, record.seq]).count()) > 0) {
-              refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
-            }
-            await db.versions.add(version);
-          }
-          return 'imported';
-        }
-        case 'agent': {
-          const stored = await db.agents.get(record.id);
-          if (merging) return mergeAgent(record, stored, refuse);
-          if (stored) {
-            if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-            if (same(agentLine(stored), record)) return 'unchanged';
-            // updated here since the backup was made: the file's latest version is an older one of it
-            const filed = await db.versions.get(record.latestVersion);
-            if (filed?.versionOf === record.id && filed.userID === userID && stored.versionCount >= record.versionCount) return 'unchanged';
-            refuse(`agent "${record.id}" differs from the stored agent with that id`);
-          }
-          const tombstone = await db.deletedAgents.get(record.id);
-          if (tombstone) {
-            if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
-            return 'unchanged'; // deleted here since the backup was made
-          }
-          const latest = await db.versions.get(record.latestVersion);
-          if (latest?.versionOf !== record.id || latest.userID !== userID) {
-            refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
-          }
-          // the agent answers with its own definition and logs its latest version as the one that ran
-          if (canonical(definitionOf(latest)) !== canonical(definitionOf(record))) {
-            refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
-          }
-          const past = await db.versions.where('[versionOf+seq]').between([record.id, record.versionCount], [record.id, Dexie.maxKey]).first();
-          if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
-          const { kind: _, ...fields } = record;
-          await putAgent(db, { ...fields, userID }, { add: true });
-          return 'imported';
-        }
-        case 'deletion': {
-          const live = await db.agents.get(record.id);
-          if (live) {
-            if (live.userID !== userID) refuse(elsewhere('agent', record.id));
-            if (!merging) refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
-            await db.agents.delete(record.id);
-            await db.heads.delete(record.id);
-          }
-          const stored = await db.deletedAgents.get(record.id);
-          if (stored) {
-            if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-            // two replicas deleted it: the earlier deletion stands everywhere
-            if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
-            await db.deletedAgents.put({ ...stored, deletedAt: record.deletedAt });
-            return 'imported';
-          }
-          if ((await ownerOf(record.id, live)) !== userID) refuse(elsewhere('agent', record.id));
-          if (merging) {
-            const versions = await versionsOf(db, record.id).toArray();
-            await db.retiredVersions.bulkAdd(versions);
-            await db.versions.bulkDelete(versions.map((version) => version.id));
-          }
-          await db.deletedAgents.add({ id: record.id, userID, deletedAt: record.deletedAt });
-          return 'imported';
-        }
-      }
-    }
-  }
+      await applyTallies(db, count(new Map(), userID, logs.length, feedback.length));
+    },
+  };
 }

@@ -1,8 +1,7 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
 import { putAgent, requireAgent, updateAgent } from './agents.js';
-import { redefined, snapshot } from '../versions.js';
+import { redefined, snapshot, stillAt, UPDATED } from '../versions.js';
 import { newId } from '../ids.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from '../learning-log.js';
@@ -62,16 +61,10 @@ export function updateAgentFrom(
   basedOn: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'optimised' },
+  provenance: Provenance = UPDATED,
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
-    const current = await requireAgent(db, userID, agentID);
-    if (current.latestVersion !== basedOn) {
-      throw new ApiError(
-        'Conflict',
-        `agent "${agentID}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
-      );
-    }
+    stillAt(await requireAgent(db, userID, agentID), basedOn);
     return updateAgent(db, userID, agentID, body, parsedRules, provenance);
   });
 }
@@ -109,8 +102,7 @@ export function addCandidateVersion(
   decide: CandidateDecision,
 ): Promise<Candidate | undefined> {
   return db.transaction('rw', [db.agents, db.heads, db.versions, db.deletedAgents, db.autopilot], async () => {
-    const current = await requireAgent(db, userID, id);
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    const current = stillAt(await requireAgent(db, userID, id), basedOn);
     const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
     const stored = await db.autopilot.get(id);
     const state = decide(stored, version);

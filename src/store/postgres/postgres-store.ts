@@ -1,6 +1,6 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { newAgentRecord, ownAgent, redefined, snapshot } from '../versions.js';
+import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED } from '../versions.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
@@ -46,7 +46,7 @@ function storageError(error: unknown): unknown {
   if (code !== '53100') return error;
   return new ApiError(
     'QuotaExceeded',
-    "the server's database disk is full, so nothing was written. Retry once space is freed: erase evaluation logs you no longer need " +
+    "the server's database is out of space (its disk or quota is full), so nothing was written. Retry once space is freed: erase evaluation logs you no longer need " +
       '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback) or delete agents; a retention policy ' +
       "keeps logs from filling it again. If this persists, tell the server's operator: its disk needs room (docs/SERVER.md)",
   );
@@ -182,7 +182,7 @@ export class PostgresStore implements FuzzboxStore {
     return this.#read((sql) => this.#requireAgent(sql, userID, id));
   }
 
-  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'created' }): Promise<AgentRecord> {
+  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = CREATED): Promise<AgentRecord> {
     const agent = newAgentRecord(userID, body);
     await this.#db.transaction(async (sql) => {
       await insertAgentRow(sql, agent);
@@ -198,7 +198,7 @@ export class PostgresStore implements FuzzboxStore {
     return agent;
   }
 
-  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'updated' }): Promise<AgentRecord> {
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = UPDATED): Promise<AgentRecord> {
     return this.#db.transaction(async (sql) =>
       this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules, provenance),
     );
@@ -210,25 +210,14 @@ export class PostgresStore implements FuzzboxStore {
     basedOn: string,
     body: AgentBody,
     parsedRules: unknown[],
-    provenance: Provenance = { origin: 'updated' },
+    provenance: Provenance = UPDATED,
   ): Promise<AgentRecord> {
-    return this.#db.transaction(async (sql) => {
-      const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
-      if (current.latestVersion !== basedOn) {
-        throw new ApiError(
-          'Conflict',
-          `agent "${id}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
-        );
-      }
-      return this.#update(sql, current, body, parsedRules, provenance);
-    });
+    return this.#db.transaction(async (sql) => this.#update(sql, await this.#lockedAt(sql, userID, id, basedOn), body, parsedRules, provenance));
   }
 
   /** The agent at `basedOn`, locked, or Conflict. */
   async #lockedAt(sql: Queryable, userID: string, id: string, basedOn: string): Promise<AgentRecord> {
-    const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
-    return current;
+    return stillAt(await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), basedOn);
   }
 
   addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined> {
