@@ -7,7 +7,7 @@ import { exploreTruncated, seededRandom, WIDEST_SPREAD } from '../src/learn/inde
 import { gaussian } from '../src/learn/random.js';
 import { pgliteDatabase } from '../src/node/databases.js';
 import { DexieStore } from '../src/store/dexie/dexie-store.js';
-import { groupLogs } from '../src/store/dexie/evaluations.js';
+import { groupLogs } from '../src/store/dexie/log-groups.js';
 import { newEvaluationIDs } from '../src/store/ids.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';

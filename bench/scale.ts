@@ -6,7 +6,7 @@
 // absolute figures drift with the load.
 import { createFuzzyService, type FuzzyService } from '../src/index.js';
 import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/dexie/database.js';
-import { groupLogs } from '../src/store/dexie/evaluations.js';
+import { groupLogs } from '../src/store/dexie/log-groups.js';
 import { newEvaluationIDs } from '../src/store/ids.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 

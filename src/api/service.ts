@@ -9,12 +9,11 @@ import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from '..
 import type { SyncStatus } from '../schema/sync.js';
 import { isSyncReplica, type SyncReplica } from '../store/sync-replica.js';
 import { CompiledAgents } from '../core/compiled-agents.js';
-import type { ServiceState } from './context.js';
+import type { OptimizeProgress, ServiceState, StorageManagerLike } from './context.js';
 import { errorResponse } from './http.js';
 import { openAccount } from './resources/account.js';
 import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
-import type { StorageManagerLike } from './resources/storage.js';
 import { checkRetention, RetentionSweeper } from '../core/retention.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 
@@ -47,13 +46,6 @@ export interface ServiceOptions {
   sync?: SyncOptions;
   /** Called after each sync round with the status and the versions that arrived, e.g. to show a badge. */
   onSync?: (event: SyncEvent) => void;
-}
-
-/** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
-export interface OptimizeProgress {
-  agentID: string;
-  done: number;
-  total: number;
 }
 
 export interface FuzzyService {

@@ -6,7 +6,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
 import { FuzzboxDatabase } from '../../src/store/dexie/database.js';
-import { idPrefixesOf } from '../../src/store/dexie/evaluations.js';
+import { idPrefixesOf } from '../../src/store/dexie/log-groups.js';
 import { newEvaluationIDs, newId } from '../../src/store/ids.js';
 import { readLearningLog } from '../../src/store/dexie/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';

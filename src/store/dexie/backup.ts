@@ -5,7 +5,7 @@ import { importLines as importBy, type ImportMode, type ImportTarget } from '../
 import { putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { idPrefix } from '../ids.js';
-import { groupLogs, logsOf } from './evaluations.js';
+import { groupLogs, logsOf } from './log-groups.js';
 import { applyTallies, count } from './tallies.js';
 import type { EvaluationRecord, FeedbackRecord, LogGroupRecord } from '../records.js';
 

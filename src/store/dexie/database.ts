@@ -1,5 +1,5 @@
 import { Dexie, type EntityTable, type Transaction } from 'dexie';
-import { groupLogs, idPrefixesOf } from './evaluations.js';
+import { groupLogs, idPrefixesOf } from './log-groups.js';
 import type {
   AccountRecord,
   AgentRecord,

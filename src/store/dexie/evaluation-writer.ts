@@ -1,6 +1,6 @@
 import type { FuzzboxDatabase } from './database.js';
 import { LOG_CHUNK } from '../ids.js';
-import { groupLogs } from './evaluations.js';
+import { groupLogs } from './log-groups.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
 import type { EvaluationRecord, LogGroupRecord } from '../records.js';

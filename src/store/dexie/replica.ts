@@ -7,7 +7,7 @@ import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, typ
 import type { Merged, Pushable } from '../sync-replica.js';
 import { importLines, importTables } from './backup.js';
 import type { FuzzboxDatabase } from './database.js';
-import { logsOf } from './evaluations.js';
+import { logsOf } from './log-groups.js';
 import { newId } from '../ids.js';
 import type { AgentRecord, DeletedAgentRecord, PushCursor, SyncStateRecord } from '../records.js';
 
