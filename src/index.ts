@@ -1,14 +1,6 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
 export { createFuzzyService, type FuzzyServiceOptions } from './service.js';
-export {
-  type FuzzyService,
-  type OptimizeProgress,
-  type StorageManagerLike,
-  type SyncControl,
-  type SyncEvent,
-  type SyncOptions,
-  type FetchLike,
-} from './api/index.js';
+export type { FuzzyService, OptimizeProgress, StorageManagerLike, SyncControl, SyncEvent, SyncOptions, FetchLike } from './api/index.js';
 export * from './engine/index.js';
 export type {
   Agent,

@@ -23,7 +23,7 @@ function sources(dir: string): string[] {
 }
 
 /** The relative imports and re-exports of `file`, resolved to source paths under src/. */
-export function importsOf(file: string, text: string): Edge[] {
+function importsOf(file: string, text: string): Edge[] {
   const edges: Edge[] = [];
   const statement = /^\s*(import|export)\s+(type\s+)?(?:([^'";]*?)\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
   for (const [, , typeKeyword, clause = '', specifier] of text.matchAll(statement)) {

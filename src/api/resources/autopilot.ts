@@ -6,6 +6,7 @@ import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../.
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 import { versionBody } from '../../core/versions.js';
+import type { VersionRecord } from '../../store/records.js';
 
 const switchSchema = z.strictObject(
   { enabled: z.boolean({ error: 'enabled must be true or false' }) },
@@ -62,7 +63,7 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
-  let version;
+  let version: VersionRecord;
   try {
     version = await service.store.readVersion(userID, parsed.data.version);
   } catch (error) {

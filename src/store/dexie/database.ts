@@ -16,7 +16,9 @@ import type {
 
 export interface DatabaseOptions {
   /** An IDBFactory, e.g. fake-indexeddb's in Node; Dexie's default when absent. */
+  // biome-ignore lint/complexity/noBannedTypes: any IndexedDB implementation's, whatever its signatures
   indexedDB?: { open: Function };
+  // biome-ignore lint/complexity/noBannedTypes: as for indexedDB
   IDBKeyRange?: { bound: Function; lowerBound: Function; upperBound: Function };
 }
 
