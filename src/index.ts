@@ -31,7 +31,7 @@ export type {
   PullHeader,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
-export type { FuzzboxStore, Candidate, CandidateDecision, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, SyncRecord } from './store/store.js';
+export type { FuzzboxStore, Candidate, CandidateDecision, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, ChangeFeed, SyncRecord } from './store/store.js';
 export type { AutopilotLine } from './schema/sync.js';
 export type { LogColumns } from './learn/dataset.js';
 export type { Moments, MeanInterval } from './learn/statistics.js';
