@@ -7,7 +7,8 @@ import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
-import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
+import type { AutopilotGain } from '../schema/autopilot.js';
+import type { AgentRecord, AutopilotRecord, TrialRecord } from '../store/records.js';
 import { StaleAutopilot, type FuzzboxStore } from '../store/store.js';
 import { versionBody } from './versions.js';
 
