@@ -49,7 +49,7 @@ export interface InferenceOptions {
   meta?: boolean;
   /**
    * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),
-   * so that feedback can teach the optimiser (docs/LEARNING.md); the log keeps the engine's answer too.
+   * so that feedback can teach the optimizer (docs/LEARNING.md); the log keeps the engine's answer too.
    */
   explore?: number;
 }

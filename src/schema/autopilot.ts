@@ -42,7 +42,7 @@ export interface PerformanceReport {
     id: string;
     createdAt: string;
     origin: VersionOrigin | null;
-    /** why the version exists: `{to, from}` for a rollback, the estimates of an optimisation or a proposal */
+    /** why the version exists: `{to, from}` for a rollback, the estimates of an optimization or a proposal */
     evidence: Record<string, unknown> | null;
     evaluations: number;
     feedback: number;

@@ -96,7 +96,7 @@ export interface FuzzboxStore {
   updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
    * As `updateAgent`, but only if the agent is still at version `basedOn` (else Conflict): an
-   * optimisation of a version someone has since replaced would silently undo their change.
+   * optimization of a version someone has since replaced would silently undo their change.
    */
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
