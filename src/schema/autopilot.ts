@@ -66,7 +66,7 @@ export interface Trial {
   pValue: number | null;
   current: MeanInterval;
   candidate: MeanInterval;
-  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it */
+  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation */
   gain?: GainInterval;
   decidedAt: string;
 }

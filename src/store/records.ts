@@ -1,6 +1,6 @@
 import type { Outputs, Trace } from '../engine/types.js';
 import type { AgentBody, VersionOrigin } from '../schema/agent.js';
-import type { AutopilotGain, GainInterval } from '../schema/autopilot.js';
+import type { AutopilotGain, Trial } from '../schema/autopilot.js';
 
 /** inputs, outputs, rules, performance and operators (each absent when the agent has none), as the REST interface sends them */
 type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'>;
@@ -48,19 +48,8 @@ export interface Provenance {
   evidence?: Record<string, unknown>;
 }
 
-/** One decided trial of a candidate version (docs/LEARNING.md, "Trying a proposal"). */
-export interface TrialRecord {
-  versionID: string;
-  basedOn: string;
-  outcome: 'adopted' | 'dropped' | 'abandoned';
-  /** one-sided p-value of "the candidate is better"; null when abandoned undecided */
-  pValue: number | null;
-  current: { n: number; mean: number; low: number; high: number };
-  candidate: { n: number; mean: number; low: number; high: number };
-  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation (learn/trial.ts measuredGain) */
-  gain?: GainInterval;
-  decidedAt: string;
-}
+/** One decided trial of a candidate version, stored as GET /agent/:id/autopilot answers it (schema/autopilot.ts). */
+export type TrialRecord = Trial;
 
 /** Autopilot's state for one agent: what a stopped worker needs to carry on. */
 export interface AutopilotRecord {
