@@ -4,8 +4,9 @@ import type { Inputs, Outputs, ValidationIssue } from '../engine/types.js';
 import type {
   Account,
   Agent,
-  AgentInput,
   AutopilotState,
+  ErrorName,
+  AgentInput,
   AgentSummary,
   AgentVersion,
   EvaluationList,
@@ -20,6 +21,7 @@ import type {
   StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
+import { errorStatus } from '../schema/errors.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
@@ -42,12 +44,12 @@ export interface ListEvaluationsOptions {
   feedback?: boolean;
 }
 
-export interface EvaluateOptions {
+export interface InferenceOptions {
   /** Also return the evaluation log's steps (docs/ENGINE.md, "The pipeline") as `meta`. */
   meta?: boolean;
   /**
    * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),
-   * so that feedback can teach the optimiser (docs/LEARNING.md); the log keeps the engine's answer too.
+   * so that feedback can teach the optimizer (docs/LEARNING.md); the log keeps the engine's answer too.
    */
   explore?: number;
 }
@@ -70,6 +72,12 @@ export class FuzzyApiError extends Error {
     readonly status: number,
     message: string,
     issues: readonly ValidationIssue[] = [],
+    /**
+     * The answer's name in the error vocabulary (docs/REST.md, "Errors"), e.g. `ValidationError`
+     * or `InvalidRequest` (both 400): what to switch on. Undefined when the answer did not come
+     * from fuzzbox (not its JSON) or was refused here (an X-Evaluation-ID that does not match).
+     */
+    readonly error?: ErrorName,
   ) {
     super(message);
     this.issues = [...issues];
@@ -136,13 +144,13 @@ export class FuzzyClient {
   }
 
   /** POST /agent/:id with one inputs object; the log is stored before this resolves. */
-  async evaluate(agentID: string, inputs: Inputs, options: EvaluateOptions = {}): Promise<Evaluation> {
+  async evaluate(agentID: string, inputs: Inputs, options: InferenceOptions = {}): Promise<Evaluation> {
     const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), inputs);
     return toEvaluation(body as Outputs & { meta?: EvaluationMeta }, response.headers.get('X-Evaluation-ID') ?? '', options);
   }
 
   /** POST /agent/:id with an array (1..4096): one evaluation, with its own log, per item. */
-  async evaluateBatch(agentID: string, batch: readonly Inputs[], options: EvaluateOptions = {}): Promise<Evaluation[]> {
+  async evaluateBatch(agentID: string, batch: readonly Inputs[], options: InferenceOptions = {}): Promise<Evaluation[]> {
     const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), batch);
     const items = body as Array<Outputs & { meta?: EvaluationMeta }>;
     const header = response.headers.get('X-Evaluation-ID') ?? '';
@@ -236,7 +244,7 @@ export class FuzzyClient {
     return readJSON(response, 'POST', new URL('import', this.#baseURL)) as Promise<ImportResult>;
   }
 
-  #evaluationPath(agentID: string, options: EvaluateOptions): string {
+  #evaluationPath(agentID: string, options: InferenceOptions): string {
     const query = new URLSearchParams();
     if (options.meta) query.set('meta', 'true');
     if (options.explore !== undefined) query.set('explore', String(options.explore));
@@ -266,16 +274,17 @@ export class FuzzyClient {
     const init: RequestInit & { duplex?: 'half' } = { method, headers, ...(body === undefined ? {} : { body }), ...(duplex ? { duplex } : {}) };
     const response = await this.#fetch(url, init);
     if (response.ok) return response;
-    const error = (await readJSON(response, method, url)) as { message?: unknown; issues?: unknown };
+    const error = (await readJSON(response, method, url)) as { error?: unknown; message?: unknown; issues?: unknown };
     throw new FuzzyApiError(
       response.status,
       typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
       Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
+      typeof error.error === 'string' && Object.hasOwn(errorStatus, error.error) ? (error.error as ErrorName) : undefined,
     );
   }
 }
 
-function toEvaluation(item: Outputs & { meta?: EvaluationMeta }, evaluationID: string, options: EvaluateOptions): Evaluation {
+function toEvaluation(item: Outputs & { meta?: EvaluationMeta }, evaluationID: string, options: InferenceOptions): Evaluation {
   if (!options.meta) return { outputs: item, evaluationID };
   const { meta, ...outputs } = item;
   return meta === undefined ? { outputs, evaluationID } : { outputs, evaluationID, meta };

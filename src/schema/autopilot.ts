@@ -95,7 +95,7 @@ export const performanceReportSchema = z.object({
       id: z.string(),
       createdAt: isoDate,
       origin: versionOriginSchema.nullable(),
-      /** why the version exists: `{to, from}` for a rollback, the estimates of an optimisation or a proposal */
+      /** why the version exists: `{to, from}` for a rollback, the estimates of an optimization or a proposal */
       evidence: z.record(z.string(), z.unknown()).nullable(),
       evaluations: z.number().int().nonnegative(),
       /** evaluations with feedback on every metric of `performance` */

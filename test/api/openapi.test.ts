@@ -78,7 +78,7 @@ describe('GET /openapi.json', () => {
 describe('real answers fit the document', () => {
   // call() checks each answer against the document (test/support/openapi.ts); this walks every
   // route once, with the options that change an answer's shape
-  test('every route, with meta, batches, feedback, optimisation, autopilot and rollback', async () => {
+  test('every route, with meta, batches, feedback, optimization, autopilot and rollback', async () => {
     const key = await t.signup('reference');
     const call = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
       const answer = await t.call(method, path, { key, body, headers });

@@ -3,12 +3,12 @@
 // "Your data" follows every write; the status names versions by number; a mistake in the editor
 // is shown without a request; sets that cannot mean what they seem get a hint; a rollback to a
 // version without goals says why autopilot stopped; the rating buttons and chart words fit a phone;
-// the REST reference is there offline; the optimise preview never says "toward X instead of X".
+// the REST reference is there offline; the optimize preview never says "toward X instead of X".
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { explainOptimisation } from '../../demo/optimize-panel.js';
+import { explainOptimization } from '../../demo/optimize-panel.js';
 import { useChromium } from './chromium.js';
 import { demoApi } from './demo-api.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
@@ -175,7 +175,7 @@ describe('the demo without loose ends', () => {
   }, 300_000);
 });
 
-describe('the optimise preview in words', () => {
+describe('the optimize preview in words', () => {
   const before = {
     inputs: { service: { poor: [0, 5], good: [0, 5, 10] } },
     outputs: { tip: { low: [0, 4.28, 8.56], high: [10, 20, 30] } },
@@ -194,14 +194,14 @@ describe('the optimise preview in words', () => {
   });
 
   it('a set that only got wider still pulls toward the same number, and says so', () => {
-    const sentences = explainOptimisation(answer([-1, 4.28, 9.56]), before, { service: 3 });
+    const sentences = explainOptimization(answer([-1, 4.28, 9.56]), before, { service: 3 });
     const sentence = sentences.find((text) => text.includes('“low” of tip'))!;
     expect(sentence).toBe('The output set “low” of tip got wider (8.56 → 10.6 wide): so the rules that conclude “tip IS low” still pull tip toward 4.28, and a wider set weighs more in the balance.');
     for (const text of sentences) expect(text).not.toMatch(/toward (\S+) instead of \1\b/);
   });
 
   it('a set whose centre moved names both centres', () => {
-    const sentence = explainOptimisation(answer([1, 5.28, 9.56]), before, { service: 3 }).find((text) => text.includes('“low” of tip'))!;
+    const sentence = explainOptimization(answer([1, 5.28, 9.56]), before, { service: 3 }).find((text) => text.includes('“low” of tip'))!;
     expect(sentence).toMatch(/^The output set “low” of tip moved up by 1(\.00)?: so the rules that conclude “tip IS low” now pull tip toward 5\.28 instead of 4\.28\.$/);
   });
 });
