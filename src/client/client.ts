@@ -21,7 +21,7 @@ import type {
   StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
-import { errorStatus } from '../schema/errors.js';
+import { errorStatus } from '../schema/error-names.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
