@@ -1,6 +1,7 @@
 import type { Route } from './router.js';
 import { createAccount } from './resources/account.js';
 import { describeService } from './resources/about.js';
+import { checkHealth, checkReadiness } from './resources/health.js';
 import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents.js';
 import { evaluateAgent } from './resources/inference.js';
 import { listAgentVersions, readVersion } from './resources/versions.js';
@@ -16,6 +17,8 @@ import { readAutopilot, readPerformance, rollbackAgent, switchAutopilot } from '
 /** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
 export const routes: Route[] = [
   { method: 'GET', path: '/version', handler: describeService, access: 'public' },
+  { method: 'GET', path: '/health', handler: checkHealth, access: 'public' },
+  { method: 'GET', path: '/ready', handler: checkReadiness, access: 'public' },
   { method: 'POST', path: '/account', handler: createAccount, access: 'public', body: 'optional' },
   { method: 'GET', path: '/agent', handler: listAgents },
   { method: 'POST', path: '/agent', handler: createAgent, modelFiles: true },

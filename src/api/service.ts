@@ -42,6 +42,11 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
    */
   storageManager?: StorageManagerLike;
   /**
+   * Asked by `GET /ready` (for load balancers and process managers): why the service cannot take
+   * requests now, e.g. "shutting down", or undefined when it can. Default: ready while open.
+   */
+  unreadiness?: () => Promise<string | undefined>;
+  /**
    * Which evaluation logs to keep, e.g. `{days: 90, perAgent: 10_000, keepWithFeedback: true}`;
    * default all. Applied in the background at most once an hour (docs/REST.md, "Retention").
    */
@@ -110,6 +115,8 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     random: options.random ?? Math.random,
     onOptimizeProgress: options.onOptimizeProgress,
     storageManager: options.storageManager,
+    unreadiness: options.unreadiness,
+    closing: false,
     autopilot: new Autopilot(store, async (userID) => replicator !== undefined && (await replicator.userID()) === userID),
     replicator,
   };
@@ -178,6 +185,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
     applyRetention: async () => (retention ? retention.sweep() : 0),
     idle: () => service.autopilot.idle(),
     async close() {
+      service.closing = true;
       await replicator?.close();
       await retention?.idle();
       await service.autopilot.idle();
