@@ -10,9 +10,21 @@ export interface Child {
   url: string;
   /** every JSON line the child printed so far */
   lines: Array<Record<string, unknown>>;
+  /** what the child wrote on stderr so far */
+  stderr(): string;
   /** resolves with the exit code */
   exited: Promise<number | null>;
   stop(): Promise<number | null>;
+}
+
+/** `fuzzbox …args` run to its end: its exit code and output. */
+export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** Starts `fuzzbox serve --port 0 …args` and resolves once it listens. */
@@ -38,6 +50,7 @@ export function startServe(args: string[]): Promise<Child> {
             process: child,
             url: line.url as string,
             lines,
+            stderr: () => stderr,
             exited,
             stop: () => {
               if (child.exitCode === null) child.kill('SIGTERM');
