@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 export const LOCK_FILE = 'fuzzbox.lock';
 
-interface LockOwner {
+/** Who holds a PGlite directory, as its lock file says. */
+export interface LockOwner {
   pid: number;
   host: string;
   /** when the process started, to tell it from a later process given the same pid (Linux) */

@@ -2,10 +2,7 @@
 // installs none of them: `@hono/node-server` answers HTTP, `@electric-sql/pglite` keeps PGlite
 // files, `pg` talks to a PostgreSQL server. Each is imported here once, if installed; what a
 // caller needs and lacks is refused with the one command that installs it (docs/SERVER.md).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-export type Driver = '@hono/node-server' | '@electric-sql/pglite' | 'pg';
+import { MissingDriverError, type Driver } from './missing-driver.js';
 
 /** `undefined` when the package is not installed; any other failure to load it is thrown. */
 async function importIfInstalled<T>(name: Driver, load: () => Promise<T>): Promise<T | undefined> {
@@ -24,30 +21,6 @@ const loaded = {
   pg: await importIfInstalled('pg', () => import('pg')),
 };
 type Loaded = { [name in Driver]: NonNullable<(typeof loaded)[name]> };
-
-/** The version range package.json asks for, read only when a driver is missing; the bare name otherwise. */
-function installSpec(name: Driver): string {
-  try {
-    const require = createRequire(import.meta.url);
-    const manifest = JSON.parse(readFileSync(require.resolve('fuzzbox/package.json'), 'utf8')) as { peerDependencies?: Record<string, string> };
-    const range = manifest.peerDependencies?.[name];
-    return range ? `${name}@${range}` : name;
-  } catch {
-    return name;
-  }
-}
-
-/** A driver the caller needs is not installed: the message names every one missing and the command. */
-export class MissingDriverError extends Error {
-  constructor(
-    readonly missing: Driver[],
-    purpose: string,
-  ) {
-    const specs = missing.map(installSpec);
-    super(`${purpose} needs ${missing.join(' and ')}, not installed beside fuzzbox: run  npm install ${specs.join(' ')}`);
-    this.name = 'MissingDriverError';
-  }
-}
 
 /** The drivers `purpose` needs, or a MissingDriverError naming all that are missing. */
 export function drivers<const Names extends readonly Driver[]>(purpose: string, ...names: Names): { [K in keyof Names]: Loaded[Names[K]] } {

@@ -12,10 +12,11 @@ import type { SqlDatabase } from '../store/postgres/sql.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { lockDataDirectory } from './data-lock.js';
 import { pgliteDatabase, postgresDatabase } from './databases.js';
-import { drivers, type Driver } from './drivers.js';
+import { drivers } from './drivers.js';
+import type { Driver } from './missing-driver.js';
 
-export { DataDirectoryLocked } from './data-lock.js';
-export { MissingDriverError } from './drivers.js';
+export { DataDirectoryLocked, type LockOwner } from './data-lock.js';
+export { MissingDriverError, type Driver } from './missing-driver.js';
 
 /** Where the service keeps its data: a PostgreSQL URL, else PGlite files in a directory. */
 export interface StoreOptions {
