@@ -1,23 +1,15 @@
 // One `fuzzbox serve` per PGlite directory: two real server processes on one --data directory
 // (the second refuses at once, naming the first), a SIGKILL (its stale lock is taken over and
 // every acknowledged write is still there), and `fuzzbox account create` beside a running server.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { LOCK_FILE } from '../../src/node/data-lock.js';
 import { tippingAgent } from '../support/service.js';
-import { rawRequest, runCli, startServe } from './child.js';
+import { rawRequest, runCli, startServe, temporaryDirectories } from './child.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fuzzbox-lock-'));
-  dirs.push(dir);
-  return join(dir, 'data');
-}
+const tempDir = temporaryDirectories('fuzzbox-lock-');
+const dataDir = () => join(tempDir(), 'data');
 
 describe('two fuzzbox serve on one PGlite directory', () => {
   test('the second refuses at once, naming the first; the first keeps serving and its data is whole', async () => {

@@ -2,27 +2,16 @@
 // warning beyond loopback, health and readiness, GET /storage's size on PGlite and PostgreSQL,
 // and a stdout whose reader goes away (a real pipe to a process that exits).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { postgresDatabase } from '../../src/node/databases.js';
 import { storageStatusSchema } from '../../src/schema/index.js';
 import { newDatabase } from '../support/databases.js';
 import { tippingAgent } from '../support/service.js';
-import { rawRequest, runCli, startServe } from './child.js';
+import { rawRequest, root, runCli, startServe, temporaryDirectories } from './child.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fuzzbox-process-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = temporaryDirectories('fuzzbox-process-');
 
 describe('the command line', () => {
   test('--version prints package.json\'s version; --help and serve --help print the options; a wrong option is refused with them', async () => {
