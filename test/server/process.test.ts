@@ -54,6 +54,12 @@ describe('sign-up by where the server listens', () => {
       expect(refused.body).toMatchObject({ status: 'error', error: 'Forbidden' });
       expect(closed.stderr()).toContain(`fuzzbox: warning: listening on 0.0.0.0, reachable beyond this machine`);
       expect(closed.stderr()).toContain('sign-up is off (make keys with `fuzzbox account create`, or pass --signup)');
+      // the way to a key: `fuzzbox account create` on the same database, beside the running servers
+      const created = await runCli(['account', 'create', '--name', 'ops', '--database', database]);
+      expect(created.code).toBe(0);
+      const account = JSON.parse(created.stdout) as { name: string; apiKey: string };
+      expect(account.name).toBe('ops');
+      expect((await rawRequest(`${loopback(closed)}agent`, 'POST', { key: account.apiKey, body: tippingAgent() })).status).toBe(200);
 
       expect((await rawRequest(`${loopback(open)}account`, 'POST', { body: {} })).status).toBe(200);
       expect(open.stderr()).toContain('can create an account (--signup)');
