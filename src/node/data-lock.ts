@@ -66,7 +66,7 @@ function readOwner(path: string): LockOwner | undefined {
 
 /**
  * Takes the directory's lock, or throws DataDirectoryLocked naming the process that holds it.
- * A lock whose process is gone (killed, crashed) is taken over. Resolves to the release.
+ * A lock whose process is gone (killed, crashed) is taken over (`stale` names that process).
  */
 export function lockDataDirectory(dataDir: string): { stale: LockOwner | undefined; release(): void } {
   mkdirSync(dataDir, { recursive: true });

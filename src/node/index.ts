@@ -26,7 +26,7 @@ export interface StoreOptions {
   dataDir?: string;
 }
 
-/** An open store, the database under it, and what `GET /storage` reads of that database. */
+/** An open store, and what `GET /storage` and `GET /ready` ask of the database under it. */
 interface OpenStore {
   store: FuzzboxStore;
   storageManager: StorageManagerLike;
@@ -37,7 +37,7 @@ interface OpenStore {
 /**
  * Opens (and migrates) the store `options` name, saying what it does on `progress`: the first
  * start on a new PGlite directory creates the database, which takes 10–30 s. A PGlite directory
- * is locked for this process until the store closes (docs/SERVER.md, "One process per directory").
+ * is locked for this process until the store closes (docs/SERVER.md, "One process per PGlite directory").
  */
 async function openStore(options: StoreOptions, progress: (message: string) => void): Promise<OpenStore> {
   if (options.database) {
