@@ -1,10 +1,11 @@
 // One `fuzzbox serve` per PGlite directory: two real server processes on one --data directory
 // (the second refuses at once, naming the first), a SIGKILL (its stale lock is taken over and
 // every acknowledged write is still there), and `fuzzbox account create` beside a running server.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { LOCK_FILE } from '../../src/node/data-lock.js';
+import { DataDirectoryLocked, LOCK_FILE, lockDataDirectory, type LockOwner } from '../../src/node/data-lock.js';
 import { tippingAgent } from '../support/service.js';
 import { rawRequest, runCli, startServe, temporaryDirectories } from './child.js';
 
@@ -67,6 +68,40 @@ describe('two fuzzbox serve on one PGlite directory', () => {
     }
     // no leftovers of the takeover beside PGlite's files
     expect(readdirSync(data).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
+  });
+});
+
+describe('whose lock is stale', () => {
+  /** A directory whose lock file names `owner`, as a process would have left it. */
+  function lockedBy(owner: Partial<LockOwner>): string {
+    const dir = dataDir();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), processStart: null, lockedAt: '2026-01-01T00:00:00.000Z', ...owner }));
+    return dir;
+  }
+  const ownStart = (JSON.parse(readFileSync(join(lockedByMe(), LOCK_FILE), 'utf8')) as LockOwner).processStart;
+  function lockedByMe(): string {
+    const dir = dataDir();
+    lockDataDirectory(dir); // left held: read back for this process's start time
+    return dir;
+  }
+
+  test('a live pid that started at another time is a later process given the same pid: taken over', () => {
+    expect(ownStart).toMatch(/^\d+$/); // Linux: /proc gives the start time
+    const dir = lockedBy({ processStart: String(Number(ownStart) - 1000) });
+    const lock = lockDataDirectory(dir);
+    expect(lock.stale).toMatchObject({ pid: process.pid, lockedAt: '2026-01-01T00:00:00.000Z' });
+    lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('the same live process, or a process on another host, is never taken over', () => {
+    for (const owner of [{ processStart: ownStart }, { host: `not-${hostname()}`, pid: 1 }]) {
+      const dir = lockedBy(owner);
+      expect(() => lockDataDirectory(dir)).toThrow(DataDirectoryLocked);
+      expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'))).toMatchObject(owner); // untouched
+      expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    }
   });
 });
 
