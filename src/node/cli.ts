@@ -117,7 +117,15 @@ async function runServe(args: string[]): Promise<void> {
           : 'can call it with a key; sign-up is off (make keys with `fuzzbox account create`, or pass --signup)\n'),
     );
   }
-  line({ event: 'listening', time: time(), url: server.url, port: server.port, store: store.database ? 'postgres' : 'pglite', signup: server.signup, pid: process.pid });
+  line({
+    event: 'listening',
+    time: time(),
+    url: server.url,
+    port: server.port,
+    store: store.database ? 'postgres' : 'pglite',
+    signup: server.signup,
+    pid: process.pid,
+  });
   const stop = (signal: string) => {
     line({ event: 'stopping', time: time(), signal });
     server.close().then(

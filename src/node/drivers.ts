@@ -28,4 +28,3 @@ export function drivers<const Names extends readonly Driver[]>(purpose: string, 
   if (missing.length > 0) throw new MissingDriverError(missing, purpose);
   return names.map((name) => loaded[name]) as { [K in keyof Names]: Loaded[Names[K]] };
 }
-

@@ -5,8 +5,8 @@ import { existsSync, statfsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService, type FuzzyServiceOptions } from '../api/index.js';
-import type { StorageManagerLike } from '../api/resources/storage.js';
+import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService, type StorageManagerLike } from '../api/index.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../store/postgres/sql.js';
 import type { FuzzboxStore } from '../store/store.js';
@@ -198,8 +198,8 @@ export interface CreatedAccount {
   createdAt: string;
 }
 
-// Declared here rather than taken from FuzzyServiceOptions: this entry's types must not pull in
-// the browser's (IndexedDB's) through Dexie, so a Node project type-checks without the DOM lib.
+// What a server takes: where it stores, how it listens, and the service options that make sense
+// on a server (a browser's, such as IndexedDB's names or sync, stay out).
 export interface ServeOptions extends StoreOptions, ListenerOptions {
   /** where the interface lives, e.g. `/api/`; default `/` */
   basePath?: string;
@@ -257,7 +257,7 @@ export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> 
     unreadiness: async () => (closing ? 'the server is shutting down' : reachable()),
     ...(basePath === undefined ? {} : { basePath }),
     signup,
-    ...(retention ? { retention: retention as FuzzyServiceOptions['retention'] } : {}),
+    ...(retention ? { retention: retention as RetentionPolicy } : {}),
   });
   const server = createServer(createRequestListener(service, options));
   try {

@@ -77,7 +77,14 @@ describe('from git', () => {
     expect(existsSync(join(packageDir, 'dist/client.js'))).toBe(true);
     expect(readdirSync(packageDir).filter((name) => /^(src|test|node_modules)$/.test(name))).toEqual([]);
     expect(run(join(consumer, 'node_modules/.bin/fuzzbox'), ['--version'], consumer)).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
-    const imported = run(process.execPath, ['-e', "Promise.all(['fuzzbox', 'fuzzbox/client', 'fuzzbox/engine', 'fuzzbox/formats', 'fuzzbox/node'].map((name) => import(name))).then((all) => console.log(all.map((m) => Object.keys(m).length > 0).join()))"], consumer);
+    const imported = run(
+      process.execPath,
+      [
+        '-e',
+        "Promise.all(['fuzzbox', 'fuzzbox/client', 'fuzzbox/engine', 'fuzzbox/formats', 'fuzzbox/node'].map((name) => import(name))).then((all) => console.log(all.map((m) => Object.keys(m).length > 0).join()))",
+      ],
+      consumer,
+    );
     expect(imported).toEqual({ code: 0, stdout: 'true,true,true,true,true\n', stderr: '' });
   }, 900_000); // npm installs the repository's dev dependencies to build: 2 minutes on a busy machine
 });
@@ -104,12 +111,19 @@ describe('from the packed tarball', () => {
     const onPostgres = run(fuzzbox, ['serve', '--port', '0', '--database', 'postgres://localhost/none'], consumer);
     expect(onPostgres.stderr).toContain(`run  ${command('@hono/node-server', 'pg')}\n`);
     // in a program: the same refusal, as an error of its own
-    const inProgram = run(process.execPath, ['-e', "import('fuzzbox/node').then((m) => m.serve({ port: 0 })).catch((e) => console.log(e.name, e instanceof Error))"], consumer);
+    const inProgram = run(
+      process.execPath,
+      ['-e', "import('fuzzbox/node').then((m) => m.serve({ port: 0 })).catch((e) => console.log(e.name, e instanceof Error))"],
+      consumer,
+    );
     expect(inProgram.stdout).toBe('MissingDriverError true\n');
     expect(existsSync(join(consumer, 'data'))).toBe(false); // refused before touching anything
 
     // the command the message gives is the whole fix
-    const fix = onPGlite.stderr.slice(onPGlite.stderr.indexOf('run  ') + 'run  '.length).trim().split(' ');
+    const fix = onPGlite.stderr
+      .slice(onPGlite.stderr.indexOf('run  ') + 'run  '.length)
+      .trim()
+      .split(' ');
     npm([...fix.slice(1), ...INSTALL_FLAGS], consumer);
     expect(await serveAndCheckHealth(consumer, ['--data', 'data'])).toEqual({ health: { status: 'ok' }, code: 0 });
   }, 300_000);

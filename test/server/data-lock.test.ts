@@ -76,7 +76,10 @@ describe('whose lock is stale', () => {
   function lockedBy(owner: Partial<LockOwner>): string {
     const dir = dataDir();
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, host: hostname(), processStart: null, lockedAt: '2026-01-01T00:00:00.000Z', ...owner }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, host: hostname(), processStart: null, lockedAt: '2026-01-01T00:00:00.000Z', ...owner }),
+    );
     return dir;
   }
   const ownStart = (JSON.parse(readFileSync(join(lockedByMe(), LOCK_FILE), 'utf8')) as LockOwner).processStart;

@@ -14,12 +14,13 @@ import { rawRequest, root, runCli, startServe, temporaryDirectories } from './ch
 const tempDir = temporaryDirectories('fuzzbox-process-');
 
 describe('the command line', () => {
-  test('--version prints package.json\'s version; --help and serve --help print the options; a wrong option is refused with them', async () => {
+  test("--version prints package.json's version; --help and serve --help print the options; a wrong option is refused with them", async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
     const help = await runCli(['serve', '--help']);
     expect(help.code).toBe(0);
-    for (const option of ['--data DIR', '--database URL', '--port N', '--host H', '--signup', '--no-signup', '--cors ORIGIN', '--quiet']) expect(help.stdout).toContain(option);
+    for (const option of ['--data DIR', '--database URL', '--port N', '--host H', '--signup', '--no-signup', '--cors ORIGIN', '--quiet'])
+      expect(help.stdout).toContain(option);
     const all = await runCli(['--help']);
     expect(all.code).toBe(0);
     expect(all.stdout).toContain('fuzzbox account create');
@@ -102,7 +103,7 @@ describe('health, readiness and GET /storage on a real server', () => {
     }
   });
 
-  test('PGlite: /storage reports the database size, which grows with what is stored, and the file system\'s room as quota', async () => {
+  test("PGlite: /storage reports the database size, which grows with what is stored, and the file system's room as quota", async () => {
     const data = join(tempDir(), 'data');
     const server = await startServe(['--data', data, '--quiet']);
     try {
@@ -131,11 +132,13 @@ describe('health, readiness and GET /storage on a real server', () => {
 
 describe('stdout whose reader goes away', () => {
   test('the server goes on answering without its log, says so once on stderr, and stops cleanly', async () => {
-    const data = join(tempDir(), 'data');
     // the reader: another process that passes the lines on until "listening", then exits (as `| head` does)
     const reader = spawn(
       process.execPath,
-      ['-e', `let b='';process.stdin.on('data',c=>{b+=c;const l=b.split('\\n').find(x=>x.includes('"listening"'));if(l){process.stdout.write(l+'\\n');process.exit(0)}})`],
+      [
+        '-e',
+        `let b='';process.stdin.on('data',c=>{b+=c;const l=b.split('\\n').find(x=>x.includes('"listening"'));if(l){process.stdout.write(l+'\\n');process.exit(0)}})`,
+      ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     const server = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', 'serve', '--port', '0', '--database', await newDatabase()], {

@@ -6,7 +6,7 @@ import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { NDJSON, storeBackup } from './backup.js';
+import { NDJSON, storeBackup } from '../../core/backup-stream.js';
 
 /** `?replica=`: the id a replica sends with its pushes and pulls, so that its pulls leave out what it pushed. */
 function replicaOf(url: URL): string | undefined {
@@ -38,7 +38,8 @@ export async function pushChanges({ request, url, service, userID }: Context): P
   const replica = replicaOf(url);
   let feedback = false;
   const result = await storeBackup(
-    request,
+    request.headers.get('content-type'),
+    request.body,
     (batch) => service.store.mergeRecords(userID, batch, replica),
     (record) => void (feedback ||= record.kind === 'feedback'),
   );
