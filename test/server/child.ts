@@ -34,6 +34,12 @@ export interface Child {
   stop(): Promise<number | null>;
 }
 
+/**
+ * A test's time for starting PGlite servers: a first start creates the database (initdb), 10–30 s
+ * alone and minutes on a machine other test files load.
+ */
+export const PGLITE_STARTS = 360_000;
+
 /** `fuzzbox …args` run to its end: its exit code and output. */
 export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DataDirectoryLocked, LOCK_FILE, lockDataDirectory, type LockOwner } from '../../src/node/data-lock.js';
 import { tippingAgent } from '../support/service.js';
-import { rawRequest, runCli, startServe, temporaryDirectories } from './child.js';
+import { PGLITE_STARTS, rawRequest, runCli, startServe, temporaryDirectories } from './child.js';
 
 const tempDir = temporaryDirectories('fuzzbox-lock-');
 const dataDir = () => join(tempDir(), 'data');
@@ -35,7 +35,7 @@ describe('two fuzzbox serve on one PGlite directory', () => {
     }
     // a stopped server releases the directory
     expect(existsSync(join(data, LOCK_FILE))).toBe(false);
-  });
+  }, PGLITE_STARTS);
 
   test('after SIGKILL the lock is stale: the next start takes it over and every acknowledged write is there', async () => {
     const data = dataDir();
@@ -68,7 +68,7 @@ describe('two fuzzbox serve on one PGlite directory', () => {
     }
     // no leftovers of the takeover beside PGlite's files
     expect(readdirSync(data).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
-  });
+  }, PGLITE_STARTS);
 });
 
 describe('whose lock is stale', () => {
@@ -130,5 +130,5 @@ describe('fuzzbox account create', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-  });
+  }, PGLITE_STARTS);
 });

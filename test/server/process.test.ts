@@ -9,7 +9,7 @@ import { postgresDatabase } from '../../src/node/databases.js';
 import { storageStatusSchema } from '../../src/schema/index.js';
 import { newDatabase } from '../support/databases.js';
 import { tippingAgent } from '../support/service.js';
-import { rawRequest, root, runCli, startServe, temporaryDirectories } from './child.js';
+import { PGLITE_STARTS, rawRequest, root, runCli, startServe, temporaryDirectories } from './child.js';
 
 const tempDir = temporaryDirectories('fuzzbox-process-');
 
@@ -127,7 +127,7 @@ describe('health, readiness and GET /storage on a real server', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-  });
+  }, PGLITE_STARTS);
 });
 
 describe('stdout whose reader goes away', () => {
