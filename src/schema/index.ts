@@ -9,4 +9,5 @@ export * from './backup.js';
 export * from './retention.js';
 export * from './evaluation-list.js';
 export * from './sync.js';
+export * from './autopilot.js';
 export * from './health.js';
