@@ -23,7 +23,9 @@ const lockHash = createHash('sha256').update(readFileSync(join(root, 'package-lo
 
 if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockHash) {
   log('installing npm packages (npm ci)');
-  run('npm ci --no-audit --no-fund');
+  // without the package's own `prepare` (which builds dist/ for git installs): every npm script
+  // that runs setup builds next anyway, and no dependency has an install script
+  run('npm ci --ignore-scripts --no-audit --no-fund');
   writeFileSync(stamp, lockHash);
 }
 

@@ -37,8 +37,12 @@ export interface ServiceState {
   autopilot: Autopilot;
   /** sync with a server (docs/SYNC.md), when the service was given `sync` */
   replicator: Replicator | undefined;
-  /** the platform's storage manager for GET /storage; none in Node */
+  /** the platform's storage manager for GET /storage; on a server, the database's */
   storageManager: StorageManagerLike | undefined;
+  /** GET /ready asks it: why the service cannot take requests now, or undefined when it can */
+  unreadiness: (() => Promise<string | undefined>) | undefined;
+  /** set when close() begins */
+  closing: boolean;
 }
 
 export interface Context {

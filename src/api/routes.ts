@@ -2,6 +2,7 @@ import type { Route } from './router.js';
 import { createAccount } from './resources/account.js';
 import { describeService } from './resources/about.js';
 import { describeInterface } from './resources/reference.js';
+import { checkHealth, checkReadiness } from './resources/health.js';
 import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents.js';
 import { evaluateAgent } from './resources/inference.js';
 import { listAgentVersions, readVersion } from './resources/versions.js';
@@ -21,6 +22,8 @@ import { readAutopilot, readPerformance, rollbackAgent, switchAutopilot } from '
 export const routes: Route[] = [
   { method: 'GET', path: '/version', handler: describeService, access: 'public' },
   { method: 'GET', path: '/openapi.json', handler: describeInterface, access: 'public' },
+  { method: 'GET', path: '/health', handler: checkHealth, access: 'public' },
+  { method: 'GET', path: '/ready', handler: checkReadiness, access: 'public' },
   { method: 'POST', path: '/account', handler: createAccount, access: 'public', body: 'optional' },
   { method: 'GET', path: '/agent', handler: listAgents },
   { method: 'POST', path: '/agent', handler: createAgent, modelFiles: true },

@@ -35,6 +35,11 @@ export interface ServiceOptions {
    */
   storageManager?: StorageManagerLike;
   /**
+   * Asked by `GET /ready` (for load balancers and process managers): why the service cannot take
+   * requests now, e.g. "shutting down", or undefined when it can. Default: ready while open.
+   */
+  unreadiness?: () => Promise<string | undefined>;
+  /**
    * Which evaluation logs to keep, e.g. `{days: 90, perAgent: 10_000, keepWithFeedback: true}`;
    * default all. Applied in the background at most once an hour (docs/REST.md, "Retention").
    */
@@ -96,6 +101,8 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
     random: options.random ?? Math.random,
     onOptimizeProgress: options.onOptimizeProgress,
     storageManager: options.storageManager,
+    unreadiness: options.unreadiness,
+    closing: false,
     autopilot: new Autopilot(store, async (userID) => replicator !== undefined && (await replicator.userID()) === userID),
     replicator,
   };
@@ -164,6 +171,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
     applyRetention: async () => (retention ? retention.sweep() : 0),
     idle: () => service.autopilot.idle(),
     async close() {
+      service.closing = true;
       await replicator?.close();
       await retention?.idle();
       await service.autopilot.idle();

@@ -1,13 +1,14 @@
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import pg from 'pg';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Queryable, SqlDatabase } from '../store/postgres/sql.js';
+import { drivers } from './drivers.js';
 
 /**
  * A PostgreSQL server through a `pg` pool. `schema`, when given, is where every connection
  * looks for (and the migrations create) the tables: one server can hold several services.
  */
 export function postgresDatabase(connectionString: string, options: { schema?: string; max?: number } = {}): SqlDatabase {
-  const pool = new pg.Pool({
+  const [pg] = drivers('a PostgreSQL database', 'pg');
+  const pool = new pg.default.Pool({
     connectionString,
     max: options.max ?? 10,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
@@ -52,6 +53,7 @@ export function postgresDatabase(connectionString: string, options: { schema?: s
  * absent. PGlite has one session and runs one transaction at a time.
  */
 export async function pgliteDatabase(dataDir?: string): Promise<SqlDatabase> {
+  const [{ PGlite }] = drivers('PGlite', '@electric-sql/pglite');
   const pglite = await PGlite.create(dataDir);
   let closed: Promise<void> | undefined;
   return onPGlite(pglite, { close: () => (closed ??= pglite.close()) });

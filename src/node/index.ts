@@ -1,16 +1,22 @@
 // The `fuzzbox/node` entry: the same request handler as in the browser, served over Node's HTTP
 // through @hono/node-server's Fetch adapter, over PostgreSQL (a server through `pg`) or PGlite
 // (PostgreSQL in this process, file-backed). docs/SERVER.md.
+import { existsSync, statfsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
-import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService } from '../api/index.js';
+import { join, resolve } from 'node:path';
+import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService, type StorageManagerLike } from '../api/index.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
+import type { SqlDatabase } from '../store/postgres/sql.js';
 import type { FuzzboxStore } from '../store/store.js';
+import { lockDataDirectory } from './data-lock.js';
 import { pgliteDatabase, postgresDatabase } from './databases.js';
+import { drivers } from './drivers.js';
+import type { Driver } from './missing-driver.js';
 
+export { DataDirectoryLocked, type LockOwner } from './data-lock.js';
+export { MissingDriverError, type Driver } from './missing-driver.js';
 
 /** Where the service keeps its data: a PostgreSQL URL, else PGlite files in a directory. */
 export interface StoreOptions {
@@ -20,15 +26,68 @@ export interface StoreOptions {
   dataDir?: string;
 }
 
-/** Opens (and migrates) the store `options` name. */
-async function openStore(options: StoreOptions = {}): Promise<FuzzboxStore> {
-  const db = options.database ? postgresDatabase(options.database) : await pgliteDatabase(resolve(options.dataDir ?? 'fuzzbox-data'));
+/** An open store, and what `GET /storage` and `GET /ready` ask of the database under it. */
+interface OpenStore {
+  store: FuzzboxStore;
+  storageManager: StorageManagerLike;
+  /** undefined when the database answers, else why not */
+  reachable(): Promise<string | undefined>;
+}
+
+/**
+ * Opens (and migrates) the store `options` name, saying what it does on `progress`: the first
+ * start on a new PGlite directory creates the database, which takes 10–30 s. A PGlite directory
+ * is locked for this process until the store closes (docs/SERVER.md, "One process per PGlite directory").
+ */
+async function openStore(options: StoreOptions, progress: (message: string) => void): Promise<OpenStore> {
+  if (options.database) {
+    const db = postgresDatabase(options.database);
+    return migrated(db, { estimate: async () => ({ usage: await databaseSize(db) }), persisted: async () => true }, progress);
+  }
+  const dataDir = resolve(options.dataDir ?? 'fuzzbox-data');
+  const lock = lockDataDirectory(dataDir);
+  if (lock.stale) progress(`took over ${dataDir} from fuzzbox process ${lock.stale.pid}, which stopped without releasing it`);
+  let db: SqlDatabase;
   try {
-    return await PostgresStore.open(db);
+    const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
+    progress(fresh ? `creating a new PGlite database in ${dataDir} (the first start takes 10–30 s)` : `opening the PGlite database in ${dataDir}`);
+    db = await pgliteDatabase(dataDir);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const unlocked: SqlDatabase = { ...db, close: () => db.close().finally(() => lock.release()) };
+  const storageManager: StorageManagerLike = {
+    async estimate() {
+      const usage = await databaseSize(db);
+      // what the directory's file system has left, on top of what the database holds
+      const { bavail, bsize } = statfsSync(dataDir);
+      return { usage, quota: usage + bavail * bsize };
+    },
+    persisted: async () => true,
+  };
+  return migrated(unlocked, storageManager, progress);
+}
+
+async function migrated(db: SqlDatabase, storageManager: StorageManagerLike, progress: (message: string) => void): Promise<OpenStore> {
+  const reachable = () =>
+    db.query('SELECT 1').then(
+      () => undefined,
+      (error: unknown) => `the database does not answer (${error instanceof Error ? error.message : String(error)})`,
+    );
+  try {
+    progress('bringing the database schema up to date');
+    return { store: await PostgresStore.open(db), storageManager, reachable };
   } catch (error) {
     await db.close();
     throw error;
   }
+}
+
+/** The bytes the database takes on disk, as PostgreSQL counts them. */
+async function databaseSize(db: SqlDatabase): Promise<number> {
+  const { rows } = await db.query<{ size: string }>('SELECT pg_database_size(current_database())::text AS size');
+  return Number(rows[0]!.size);
 }
 
 /** Cross-origin access for browsers on other origins: off unless given. */
@@ -69,6 +128,7 @@ function allowedOrigin(cors: CorsOptions | undefined, origin: string | undefined
  * it spells them (`X-Evaluation-ID`: clients match it case-sensitively); CORS and the access log wrap it.
  */
 export function createRequestListener(service: Handler, options: ListenerOptions = {}) {
+  const [{ getRequestListener }] = drivers('createRequestListener', '@hono/node-server');
   const fetchListener = getRequestListener((request) => service.handle(request));
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     const started = performance.now();
@@ -143,7 +203,10 @@ export interface CreatedAccount {
 export interface ServeOptions extends StoreOptions, ListenerOptions {
   /** where the interface lives, e.g. `/api/`; default `/` */
   basePath?: string;
-  /** whether `POST /account` creates accounts; default true */
+  /**
+   * whether `POST /account` creates accounts; default true on a loopback `host` only, so that a
+   * server reachable from the network hands out keys only when told to (docs/SERVER.md)
+   */
   signup?: boolean;
   /** evaluation logs kept (docs/REST.md, retention); default all */
   retention?: { days?: number; perAgent?: number; keepWithFeedback?: boolean };
@@ -151,6 +214,8 @@ export interface ServeOptions extends StoreOptions, ListenerOptions {
   port?: number;
   /** default `127.0.0.1`; `0.0.0.0` for every interface */
   host?: string;
+  /** told what the start is doing, e.g. creating a new PGlite database (10–30 s the first time) */
+  onProgress?: (message: string) => void;
 }
 
 export interface FuzzboxServer {
@@ -158,6 +223,8 @@ export interface FuzzboxServer {
   url: string;
   port: number;
   server: Server;
+  /** whether `POST /account` creates accounts (ServeOptions' `signup`, or its default for the host) */
+  signup: boolean;
   /** answers one request as the server does, without HTTP */
   handle(request: Request): Promise<Response>;
   /** an account made without `POST /account` (for `signup: false`) */
@@ -165,34 +232,51 @@ export interface FuzzboxServer {
   /**
    * Stops accepting connections, lets requests in flight finish (their writes commit before
    * their answers leave), then closes the store. Idle keep-alive connections are closed at once;
-   * after `graceMs` (default 30 s) any still open are cut.
+   * after `graceMs` (default 30 s) any still open are cut. `GET /ready` answers 503 from the start.
    */
   close(graceMs?: number): Promise<void>;
 }
 
+/** Whether `host` is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** Opens the store, listens, and resolves once requests are accepted. */
 export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> {
-  const store = await openStore(options);
-  const { basePath, signup, retention } = options;
+  drivers(`a server over ${options.database ? 'PostgreSQL' : 'PGlite'}`, ...serverDrivers(options));
+  const progress = options.onProgress ?? (() => undefined);
+  const { store, storageManager, reachable } = await openStore(options, progress);
+  const { basePath, retention } = options;
+  const host = options.host ?? '127.0.0.1';
+  const signup = options.signup ?? isLoopback(host);
+  let closing: Promise<void> | undefined;
   const service: FuzzyService = createFuzzyService({
     store,
+    storageManager,
+    unreadiness: async () => (closing ? 'the server is shutting down' : reachable()),
     ...(basePath === undefined ? {} : { basePath }),
-    ...(signup === undefined ? {} : { signup }),
+    signup,
     ...(retention ? { retention: retention as RetentionPolicy } : {}),
   });
   const server = createServer(createRequestListener(service, options));
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolveListen());
-  });
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 8080, host, () => resolveListen());
+    });
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
   const { port, address, family } = server.address() as AddressInfo;
-  const host = family === 'IPv6' ? `[${address}]` : address;
+  const hostInUrl = family === 'IPv6' ? `[${address}]` : address;
   const base = normaliseBasePath(basePath ?? '/');
-  let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}${base}`,
+    url: `http://${hostInUrl}:${port}${base}`,
     port,
     server,
+    signup,
     handle: (request) => service.handle(request),
     createAccount: (name) => service.createAccount(name),
     close(graceMs = 30_000) {
@@ -207,4 +291,21 @@ export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> 
       return closing;
     },
   };
+}
+
+/** Creates an account in the store `options` name, without a server (`fuzzbox account create`); the key is shown once. */
+export async function createAccount(options: StoreOptions & { name?: string; onProgress?: (message: string) => void }): Promise<CreatedAccount> {
+  drivers(`an account in ${options.database ? 'PostgreSQL' : 'PGlite'}`, options.database ? 'pg' : '@electric-sql/pglite');
+  const { store } = await openStore(options, options.onProgress ?? (() => undefined));
+  const service = createFuzzyService({ store });
+  try {
+    return await service.createAccount(options.name);
+  } finally {
+    await service.close();
+  }
+}
+
+/** The drivers a server over the store `options` name needs. */
+function serverDrivers(options: StoreOptions): Driver[] {
+  return ['@hono/node-server', options.database ? 'pg' : '@electric-sql/pglite'];
 }

@@ -20,6 +20,8 @@ export const errorStatus = {
   Gone: 410,
   PayloadTooLarge: 413,
   QuotaExceeded: 507,
+  /** GET /ready: the service cannot take requests now (shutting down, its database unreachable) */
+  ServiceUnavailable: 503,
   InternalError: 500,
 } as const;
 export type ErrorName = keyof typeof errorStatus;

@@ -10,3 +10,4 @@ export * from './retention.js';
 export * from './evaluation-list.js';
 export * from './sync.js';
 export * from './autopilot.js';
+export * from './health.js';

@@ -8,6 +8,7 @@ import {
   evaluationLogSchema,
   evaluationMetaSchema,
   feedbackSchema,
+  healthSchema,
   serviceInfoSchema,
 } from '../../src/schema/index.js';
 import { normaliseBasePath } from '../../src/api/index.js';
@@ -56,6 +57,31 @@ describe('accounts and service info', () => {
     expect(status).toBe(200);
     const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(serviceInfoSchema.parse(body)).toEqual({ ...body, name: 'fuzzbox', version: packageJson.version });
+  });
+
+  test('GET /health and GET /ready need no key and answer ok; /ready answers 503 once the service closes', async () => {
+    for (const path of ['health', 'ready']) {
+      const { status, body } = await t.call('GET', path);
+      expect(status, path).toBe(200);
+      expect(healthSchema.parse(body)).toEqual({ status: 'ok' });
+    }
+    const closed = t.service.close();
+    const ready = await t.service.handle(new Request(`${t.baseURL}ready`));
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'error', error: 'ServiceUnavailable', message: 'not ready: the service is closing' });
+    await closed;
+  });
+
+  test('GET /ready answers 503 with the reason the platform gives', async () => {
+    const unready = await createTestService({ unreadiness: async () => 'the database does not answer (connection refused)' });
+    try {
+      const { status, body } = await unready.call('GET', 'ready');
+      expect(status).toBe(503);
+      expect(body).toEqual({ status: 'error', error: 'ServiceUnavailable', message: 'not ready: the database does not answer (connection refused)' });
+      expect((await unready.call('GET', 'health')).status).toBe(200);
+    } finally {
+      await unready.close();
+    }
   });
 
   test('the key also works as ?access_token=', async () => {

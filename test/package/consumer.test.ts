@@ -3,14 +3,11 @@
 // moduleResolution NodeNext, Node16 and Bundler, strict, skipLibCheck off. Every entry point of
 // package.json's `exports` is imported (read from package.json, so a new entry is covered the day
 // it is added); test/package/consumer/*.ts use the main ones with types that fail if they were `any`.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const root = resolve(import.meta.dirname, '../..');
+import { INSTALL_FLAGS, npm, pack, root, scratchProject } from './scratch.js';
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   name: string;
   exports: Record<string, string | Record<string, string>>;
@@ -40,10 +37,6 @@ const entriesOf = (environment: Environment) =>
 let consumer: string;
 let packedFiles: string[];
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 beforeAll(() => {
   for (const [, target] of codeEntries) {
     const types = (target as Record<string, string>).types;
@@ -54,18 +47,13 @@ beforeAll(() => {
       throw new Error(`${types} is missing: run \`npm run build\` first.`);
     }
   }
-  consumer = mkdtempSync(join(tmpdir(), 'fuzzbox-consumer-'));
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', consumer], root)) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-  }>;
-  packedFiles = packed!.files.map((file) => file.path);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  consumer = scratchProject();
+  const packed = pack(consumer);
+  packedFiles = packed.files;
   // What a consumer of a Node-side entry has anyway: Node's types, and every peer (e.g. vite for fuzzbox/vite).
   const peers = Object.keys(packageJson.peerDependencies ?? {});
   const extra = entriesOf('node').length > 0 ? ['@types/node', ...peers].map((name) => `${name}@${installedVersion(name)}`) : [];
-  // From npm's cache when it holds the dependencies (it does after `npm ci`); the registry otherwise.
-  npm(['install', `./${packed!.filename}`, ...extra, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], consumer);
+  npm(['install', `./${packed.filename}`, ...extra, ...INSTALL_FLAGS, '--ignore-scripts'], consumer);
   for (const file of ['uses-page.ts', 'uses-worker.ts']) copyFileSync(join(import.meta.dirname, 'consumer', file), join(consumer, file));
   for (const environment of Object.keys(environments) as Environment[]) {
     writeFileSync(join(consumer, `entries-${environment}.ts`), entriesFile(entriesOf(environment)));

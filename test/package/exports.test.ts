@@ -22,6 +22,7 @@ describe('package exports (run `npm run build` first)', () => {
     ['fuzzbox/sw', ['installFuzzyService']],
     ['fuzzbox/client', ['registerFuzzyWorker', 'FuzzyClient', 'FuzzyApiError']],
     ['fuzzbox/vite', ['fuzzbox', 'default']],
+    ['fuzzbox/node', ['serve', 'createRequestListener', 'createAccount', 'isLoopback', 'MissingDriverError', 'DataDirectoryLocked']],
   ])('%s imports in Node with its public names', (specifier, names) => {
     const exported = importInNode(specifier, 'Object.keys(m)') as string[];
     expect(exported).toEqual(expect.arrayContaining(names));

@@ -1,18 +1,53 @@
 // `fuzzbox serve` as a child process (the CLI from source, through tsx), and the raw HTTP the
 // server tests read header lines from.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Call at a test file's top: a maker of new temporary directories, all removed after the file's tests. */
+export function temporaryDirectories(prefix: string): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+}
 export interface Child {
   process: ChildProcess;
   url: string;
   /** every JSON line the child printed so far */
   lines: Array<Record<string, unknown>>;
+  /** what the child wrote on stderr so far */
+  stderr(): string;
   /** resolves with the exit code */
   exited: Promise<number | null>;
   stop(): Promise<number | null>;
+}
+
+/**
+ * A test's time for starting PGlite servers: a first start creates the database (initdb), 10–30 s
+ * alone and minutes on a machine other test files load.
+ */
+export const PGLITE_STARTS = 360_000;
+
+/** `fuzzbox …args` run to its end: its exit code and output. */
+export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** Starts `fuzzbox serve --port 0 …args` and resolves once it listens. */
@@ -38,6 +73,7 @@ export function startServe(args: string[]): Promise<Child> {
             process: child,
             url: line.url as string,
             lines,
+            stderr: () => stderr,
             exited,
             stop: () => {
               if (child.exitCode === null) child.kill('SIGTERM');

@@ -1,26 +1,15 @@
 // fuzzbox/node and `fuzzbox serve` over real HTTP: the wire (header spelling on raw lines, CORS,
 // the body cap, the access log), PGlite's files across a restart, and against the real
 // PostgreSQL server: SIGTERM in the middle of a request, and PUTs from two server processes.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { postgresDatabase } from '../../src/node/databases.js';
 import { serve, type AccessLogEntry } from '../../src/node/index.js';
 import { tippingAgent } from '../support/service.js';
 import { newDatabase } from '../support/databases.js';
-import { rawRequest, startServe } from './child.js';
+import { rawRequest, startServe, temporaryDirectories } from './child.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fuzzbox-serve-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = temporaryDirectories('fuzzbox-serve-');
 
 describe('serve() on PGlite files', () => {
   test('X-Evaluation-ID is spelled so on the raw header line; the data outlives a restart', async () => {
@@ -121,7 +110,7 @@ describe('fuzzbox serve on PostgreSQL', () => {
     const { status, ids } = await answer;
     expect(status).toBe(200);
     expect(await child.exited).toBe(0);
-    expect(child.lines.map((line) => line.event)).toEqual(['listening', 'request', 'request', 'stopping', 'request', 'stopped']);
+    expect(child.lines.map((line) => line.event).filter((event) => event !== 'starting')).toEqual(['listening', 'request', 'request', 'stopping', 'request', 'stopped']);
     // every log of the answer is stored, nothing else
     const db = postgresDatabase(database, { max: 1 });
     try {
