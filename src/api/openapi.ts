@@ -11,6 +11,7 @@ import { evaluationListSchema } from '../schema/evaluation-list.js';
 import { evaluationLogSchema, evaluationMetaSchema, inputsSchema, MAX_BATCH } from '../schema/evaluation.js';
 import { feedbackSchema } from '../schema/feedback.js';
 import { optimizeBodySchema, optimizeResultSchema } from '../schema/optimize.js';
+import { healthSchema } from '../schema/health.js';
 import { storageStatusSchema } from '../schema/storage.js';
 import { importResultSchema } from '../schema/backup.js';
 import { DEFAULT_PULL_LIMIT, MAX_PULL_LIMIT, syncStatusSchema } from '../schema/sync.js';
@@ -37,6 +38,7 @@ const answers = {
   PerformanceReport: performanceReportSchema,
   MeanInterval: meanIntervalSchema,
   StorageStatus: storageStatusSchema,
+  Health: healthSchema,
   ImportResult: importResultSchema,
   SyncStatus: syncStatusSchema,
   Message: z.object({ message: z.literal('OK') }),
@@ -85,6 +87,8 @@ const text = (description: string) => ({ type: 'string', description });
 /** Every route of src/api/routes.ts, keyed `METHOD /path` with the path as OpenAPI writes it (openApiPath). */
 export const operations: Record<string, Operation> = {
   'GET /version': { summary: 'The service\'s name, package version and REST contract version (no key needed)', open: true, answer: one('ServiceInfo') },
+  'GET /health': { summary: 'Whether the process answers (no key needed)', open: true, answer: one('Health') },
+  'GET /ready': { summary: 'Whether the service takes requests now; 503 ServiceUnavailable otherwise (no key needed)', open: true, answer: one('Health') },
   'GET /openapi.json': { summary: 'This document: every endpoint with its request and answer (no key needed)', open: true, answer: { type: 'object', description: 'an OpenAPI 3.1 document' } },
   'POST /account': {
     open: true,
