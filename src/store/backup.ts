@@ -89,7 +89,9 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
     const lower = after ?? [userID, Dexie.minKey, Dexie.minKey];
     const groups: LogGroupRecord[] = await db.logGroups
       .where('[userID+agentID+seq]')
-      .between(lower, [userID, Dexie.maxKey, Dexie.maxKey], after === undefined, true)
+      // [userID, maxKey] sorts after every [userID, agentID, seq]; one key never holds the one
+      // Dexie.maxKey object twice (IndexedDB refuses a key that repeats an object: DataError)
+      .between(lower, [userID, Dexie.maxKey], after === undefined, true)
       .limit(GROUP_PAGE)
       .toArray();
     for (const group of groups) yield* logsOf(group).map(evaluationLine);
