@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { recordError } from './errors.js';
 
-const metricMap = z
+/** Feedback's metrics, as POST /evaluation/:id/feedback and every backup and push line take them. */
+export const metricsSchema = z
   .record(
     z
       .string()
@@ -22,7 +23,7 @@ export const feedbackBodySchema = z.preprocess(
     typeof body === 'object' && body !== null && !Array.isArray(body) && isPlainObject((body as { data?: unknown }).data)
       ? (body as { data: unknown }).data
       : body,
-  metricMap,
+  metricsSchema,
 );
 
 function isPlainObject(value: unknown): boolean {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedDateSchema } from './dates.js';
 
 /** The most records one `GET /sync/pull` answers. */
 export const MAX_PULL_LIMIT = 5000;
@@ -51,7 +52,7 @@ export interface SyncStatus {
   syncing: boolean;
 }
 
-const isoDate = z.iso.datetime({ precision: 3 });
+const isoDate = storedDateSchema;
 
 /**
  * A pull's line for autopilot's state of an agent (docs/SYNC.md, "Learning"): whether it is on,

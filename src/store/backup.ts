@@ -1,5 +1,8 @@
 import { Dexie } from 'dexie';
+import { range } from '../engine/variables.js';
+import { NARROWEST_SPREAD } from '../learn/policy.js';
 import type { BackupRecord } from '../schema/backup.js';
+import { laterThan } from '../schema/dates.js';
 import { ApiError } from '../schema/errors.js';
 import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
@@ -80,7 +83,7 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
     if (await db.agents.get(version.versionOf)) continue;
     yield versionLine(version, true);
     const latest = deletedAt.get(version.versionOf);
-    if (latest === undefined || version.createdAt > latest) deletedAt.set(version.versionOf, version.createdAt);
+    if (latest === undefined || laterThan(version.createdAt, latest)) deletedAt.set(version.versionOf, version.createdAt);
   }
   for (const [id, at] of deletedAt) yield deletionLine({ id, userID, deletedAt: at });
 
@@ -139,20 +142,37 @@ export const sameVersion = (stored: VersionRecord, record: VersionLine) => canon
  * latest version was set last (`updatedAt`, then the version id) wins, everywhere alike.
  */
 export const supersedes = (incoming: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>, stored: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>) =>
-  incoming.updatedAt > stored.updatedAt || (incoming.updatedAt === stored.updatedAt && incoming.latestVersion > stored.latestVersion);
+  laterThan(incoming.updatedAt, stored.updatedAt) || (Date.parse(incoming.updatedAt) === Date.parse(stored.updatedAt) && incoming.latestVersion > stored.latestVersion);
 
 export const definitionOf = ({ name, inputs, outputs, rules, performance, operators }: Omit<VersionRecord, 'parsed_rules'> | ImportRecord & { kind: 'agent' }) =>
   ({ name, inputs, outputs, rules, performance, operators });
 
+/** The highest density one output's draw can have: autopilot's narrowest spread, half its mass cut off at an end of the range. */
+const MAX_DRAW_DENSITY = 1 / (NARROWEST_SPREAD * Math.sqrt(2 * Math.PI)) / 0.5;
+
 /**
- * A name a log uses that its version does not define, said as "input "x" is not an input", or
- * undefined: GET /evaluation/:id recomputes the log's trace from that version.
+ * Why a log cannot be stored as a log of `version`, or undefined. Its names must be the version's
+ * (GET /evaluation/:id recomputes its trace from that version); its answers must lie in each
+ * output's range, as the engine's and autopilot's draws do; a density comes only with the answers
+ * it was drawn for and no higher than autopilot's draws make it. Learning pools every replica's
+ * logs: a forged crisp of 1e308 or a density of any size would skew every estimate.
  */
-export function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned'>, version: VersionRecord): string | undefined {
+export function logRefusal(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density'>, version: Pick<VersionRecord, 'inputs' | 'outputs'>): string | undefined {
   const input = Object.keys(log.input).find((name) => !Object.hasOwn(version.inputs, name));
   if (input !== undefined) return `input "${input}" is not an input`;
-  const output = [...Object.keys(log.crisp), ...Object.keys(log.returned ?? {})].find((name) => !Object.hasOwn(version.outputs, name));
-  return output === undefined ? undefined : `output "${output}" is not an output`;
+  for (const [what, outputs] of [['crisp', log.crisp], ['returned', log.returned ?? {}]] as const) {
+    for (const [name, value] of Object.entries(outputs)) {
+      if (!Object.hasOwn(version.outputs, name)) return `output "${name}" is not an output`;
+      const [min, max] = range(version.outputs[name]!);
+      if (!(value >= min && value <= max)) return `${what} "${name}" is ${value}, outside the output's range [${min}, ${max}]`;
+    }
+  }
+  if (log.density !== undefined) {
+    const drawn = Object.keys(log.returned ?? {}).length;
+    if (drawn === 0) return 'a density comes only with the "returned" answers it was drawn for';
+    if (log.density > MAX_DRAW_DENSITY ** drawn) return `density ${log.density} is above what autopilot's draws of ${drawn} output${drawn === 1 ? '' : 's'} can have (${MAX_DRAW_DENSITY ** drawn})`;
+  }
+  return undefined;
 }
 
 /**
@@ -338,7 +358,7 @@ export async function importLines(
         if (version?.userID !== userID || version.versionOf !== record.agentID) {
           refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
         }
-        const unknown = nameNotIn(record, version);
+        const unknown = logRefusal(record, version);
         if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
       }
       const { kind: _, ...fields } = record;
@@ -442,7 +462,7 @@ export async function importLines(
           if (stored) {
             if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
             // two replicas deleted it: the earlier deletion stands everywhere
-            if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
+            if (!merging || !laterThan(stored.deletedAt, record.deletedAt)) return 'unchanged';
             await db.deletedAgents.put({ ...stored, deletedAt: record.deletedAt });
             return 'imported';
           }

@@ -117,7 +117,9 @@ describe('import', () => {
     const seeded = await seed(t, key);
     const backup = (await exportText(t, key)).text;
     // the same logs under new agent, version and feedback ids (those are unique in the database)
-    const copy = backup.replace(/"(id|versionOf|agentID|versionID|latestVersion)":"([^"]+)"/g, '"$1":"copy-$2"');
+    // (feedback ids are UUIDs: a copy's differs in its first four digits)
+    const copyOf = (id: string) => (/^[0-9a-f]{8}-/.test(id) ? `c0de${id.slice(4)}` : `copy-${id}`);
+    const copy = backup.replace(/"(id|versionOf|agentID|versionID|latestVersion)":"([^"]+)"/g, (_, field: string, id: string) => `"${field}":"${copyOf(id)}"`);
     const other = await t.signup('other');
     const imported = await importText(t, other, copy);
     expect(imported.status).toBe(200);
@@ -125,7 +127,7 @@ describe('import', () => {
     const mine = (await t.call('GET', `evaluation/${single}/feedback`, { key })).body;
     const theirs = (await t.call('GET', `evaluation/${single}/feedback`, { key: other })).body;
     expect(mine.map((f: { data: unknown }) => f.data)).toEqual([{ stars: 3 }, { stars: 4 }]);
-    expect(theirs.map((f: { id: string }) => f.id)).toEqual(mine.map((f: { id: string }) => `copy-${f.id}`));
+    expect(theirs.map((f: { id: string }) => f.id)).toEqual(mine.map((f: { id: string }) => copyOf(f.id)));
     expect((await t.call('GET', `evaluation/${single}`, { key: other })).body.agentID).toBe(`copy-${seeded.kept}`);
     expect((await t.call('GET', `evaluation/${single}`, { key })).body.agentID).toBe(seeded.kept);
   });

@@ -1,5 +1,6 @@
 // A push or an import is stored in transactions of bounded size (docs/REST.md, "Backup and
 // restore"): 1,000 records, or 4 MiB of lines when the lines are large, whichever comes first.
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
@@ -21,8 +22,8 @@ describe.each(['sync/push', 'import'])('POST /%s of large lines', (path) => {
     // each about 1.2 MB: a feedback line with 100,000 metrics
     const data = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i % 7]));
     const createdAt = new Date().toISOString();
-    const big = (i: number) => JSON.stringify({ kind: 'feedback', id: `big-${i}`, evaluationLog: log, data, createdAt });
-    const lines = [header, ...Array.from({ length: 4 }, (_, i) => big(i)), '{"kind":"nonsense"}'];
+    const big = () => JSON.stringify({ kind: 'feedback', id: randomUUID(), evaluationLog: log, data, createdAt });
+    const lines = [header, ...Array.from({ length: 4 }, big), '{"kind":"nonsense"}'];
     const response = await t.call('POST', path, { key, body: lines.join('\n'), headers: NDJSON });
     expect(response.status).toBe(400);
     expect(response.body.message).toContain('line 6');

@@ -128,10 +128,10 @@ describe('GET /sync/pull', () => {
     const data = Object.fromEntries(Array.from({ length: 175_000 }, (_, i) => [`m${i}`, i % 7]));
     const createdAt = new Date().toISOString();
     for (let i = 0; i < 10; i += 2) {
-      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `big-${n}`, evaluationLog: logs[0], data, createdAt }));
+      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `b16f0000-0000-4000-8000-${String(n).padStart(12, '0')}`, evaluationLog: logs[0], data, createdAt }));
       expect((await push(pair)).status).toBe(200);
     }
-    const bigLine = JSON.stringify({ kind: 'feedback', id: 'big-0', evaluationLog: logs[0], data, createdAt }).length;
+    const bigLine = JSON.stringify({ kind: 'feedback', id: 'b16f0000-0000-4000-8000-000000000000', evaluationLog: logs[0], data, createdAt }).length;
     expect(bigLine).toBeGreaterThan(1.8 * 1024 * 1024);
     const seen: BackupRecord[] = [];
     const answers: number[] = [];

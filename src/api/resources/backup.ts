@@ -80,7 +80,7 @@ function parseLine({ number, text }: Line): unknown {
 
 function firstIssue(error: ZodError): string {
   const issue = error.issues[0]!;
-  return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
+  return `${issue.path.length > 0 ? `${clipPath(formatPath(issue.path), 200)}: ` : ''}${issue.message}`;
 }
 
 function readHeader(line: Line | undefined): void {

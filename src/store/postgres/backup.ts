@@ -1,7 +1,8 @@
 // Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
-import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
+import { laterThan } from '../../schema/dates.js';
+import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, logRefusal, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, insertAgentRow, updateAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
@@ -280,7 +281,7 @@ export async function importRecords(
         if (stored) {
           if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
           // two replicas deleted it: the earlier deletion stands everywhere
-          if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
+          if (!merging || !laterThan(stored.deletedAt, record.deletedAt)) return 'unchanged';
           await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [record.id, record.deletedAt]);
           tombstoneRow.set(record.id, { ...stored, deletedAt: record.deletedAt });
           return 'imported';
@@ -309,7 +310,7 @@ export async function importRecords(
           if (version?.userID !== userID || version.versionOf !== record.agentID) {
             refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
           }
-          const unknown = nameNotIn(record, version);
+          const unknown = logRefusal(record, version);
           if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
         }
         const { kind: _, ...fields } = record;
