@@ -10,6 +10,12 @@ const tooLarge = () =>
 /** Every label the WHATWG Encoding Standard gives UTF-8; the 2015 Node client of fuzzy.ai sends `utf8`. */
 const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
 
+/** The `charset=` a Content-Type's parameters (lower-cased, trimmed) name, when it is not UTF-8; undefined when UTF-8 or none. */
+export function otherCharset(parameters: readonly string[]): string | undefined {
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
+  return charset !== undefined && !UTF8_LABELS.has(charset.replace(/^"(.*)"$/, '$1').trim()) ? charset : undefined;
+}
+
 /** Checks the Content-Type; returns the model format it names when `modelFiles` allows one. */
 function checkContentType(contentType: string | null, modelFiles: boolean) {
   // A body without a Content-Type is read as JSON: some HTTP clients send none.
@@ -20,8 +26,8 @@ function checkContentType(contentType: string | null, modelFiles: boolean) {
     const or = modelFiles ? ', or a model file as text/x-fcl, text/x-fll or text/x-fis' : '';
     throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json"${or} (got "${contentType}")`);
   }
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
-  if (charset !== undefined && !UTF8_LABELS.has(charset.replace(/^"(.*)"$/, '$1').trim())) {
+  const charset = otherCharset(parameters);
+  if (charset !== undefined) {
     throw new ApiError('InvalidRequest', `the body must be UTF-8 ${modelFormat ? 'text' : 'JSON'}: send "charset=utf-8" or no charset (got charset "${charset}")`);
   }
   return modelFormat;

@@ -23,7 +23,13 @@ export const checkpointSchema = z
 
 export const pullQuerySchema = z.object({
   checkpoint: checkpointSchema.optional(),
-  limit: z.coerce.number({ error: 'limit must be a whole number' }).int('limit must be a whole number').min(1).max(MAX_PULL_LIMIT).default(DEFAULT_PULL_LIMIT),
+  // digits only: Number() would also read "0x10", "1e3" and " 7 "
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { error: `limit must be a whole number from 1 to ${MAX_PULL_LIMIT}, in decimal digits` })
+    .transform(Number)
+    .pipe(z.number().min(1).max(MAX_PULL_LIMIT))
+    .default(DEFAULT_PULL_LIMIT),
 });
 
 /**

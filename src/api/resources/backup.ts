@@ -1,12 +1,12 @@
 import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type ImportResult } from '../../schema/backup.js';
-import { ApiError, clipPath, formatPath } from '../../schema/errors.js';
+import { ApiError, clip, clipPath, formatPath } from '../../schema/errors.js';
 import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
 import type { ImportRecord } from '../../store/backup.js';
 import { compileOrReject } from '../compiled-agents.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { reservedKeyIn } from '../body.js';
+import { otherCharset, reservedKeyIn } from '../body.js';
 import { readLines, type Line } from '../ndjson.js';
 
 export const NDJSON = 'application/x-ndjson';
@@ -56,10 +56,12 @@ export async function exportAccount({ service, userID }: Context): Promise<Respo
 
 function checkContentType(contentType: string | null): void {
   if (contentType === null) return;
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
-    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${contentType}")`);
+    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${clip(contentType, 200)}")`);
   }
+  const charset = otherCharset(parameters);
+  if (charset !== undefined) throw new ApiError('InvalidRequest', `a backup is UTF-8: send "charset=utf-8" or no charset (got charset "${clip(charset, 100)}")`);
 }
 
 const refused = (line: number, message: string) =>
