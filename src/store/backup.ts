@@ -221,6 +221,13 @@ export async function importEach(
 /** What became of one record: stored, or found stored as it is. */
 export type Outcome = 'imported' | 'unchanged';
 
+/** What an import or a merge stored: its counts, and the agents whose evaluations got new feedback (news for autopilot). */
+export interface Stored {
+  imported: number;
+  unchanged: number;
+  fedAgents: string[];
+}
+
 /** What an import or a merge writes: its transaction's scope. */
 export const importTables = (db: FuzzboxDatabase) => [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
 
@@ -228,7 +235,7 @@ export function importRecords(
   db: FuzzboxDatabase,
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   // an async scope: Dexie follows native awaits (in importLines too) only from one
   return db.transaction('rw', importTables(db), async () => importLines(db, userID, lines, 'restore'));
 }
@@ -242,7 +249,7 @@ export async function importLines(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
   mode: ImportMode,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   const merging = mode === 'merge';
   {
     // logs and feedback are written together at the end, in groups; feedback later in the batch may name them
@@ -287,6 +294,7 @@ export async function importLines(
     const feedbackIDs = lines.flatMap(({ record }) => (record.kind === 'feedback' ? [record.id] : []));
     const storedFeedback = new Map((feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf(feedbackIDs).toArray() : []).map((record) => [record.id, record]));
     const newFeedback: FeedbackRecord[] = [];
+    const fedAgents = new Set<string>();
     const outcomes = await importEach(lines, importOne);
     if (newLogs.size > 0) {
       const groups = groupLogs([...newLogs.values()]);
@@ -295,7 +303,7 @@ export async function importLines(
     }
     if (newFeedback.length > 0) await db.feedback.bulkAdd(newFeedback.map((feedback) => ({ ...feedback, logGroup: groupOfLog.get(feedback.evaluationLog)! })));
     await applyTallies(db, count(new Map(), userID, newLogs.size, newFeedback.length));
-    return outcomes;
+    return { ...outcomes, fedAgents: [...fedAgents] };
 
     /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
     async function mergeAgent(record: ImportRecord & { kind: 'agent' }, stored: AgentRecord | undefined, refuse: (message: string) => never) {
@@ -373,8 +381,9 @@ export async function importLines(
         if (same(feedbackLine(stored), record)) return 'unchanged';
         refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
       }
-      const known = newLogs.has(record.evaluationLog) || storedLogs.has(record.evaluationLog);
-      if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+      const log = newLogs.get(record.evaluationLog) ?? storedLogs.get(record.evaluationLog);
+      if (!log) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+      fedAgents.add(log.agentID);
       const { kind: _, ...fields } = record;
       const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
       newFeedback.push(feedback);

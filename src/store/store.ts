@@ -4,7 +4,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
-import type { ImportRecord } from './backup.js';
+import type { ImportRecord, Stored } from './backup.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
@@ -159,7 +159,7 @@ export interface FuzzboxStore {
    * a record not stored (nor earlier in `lines`) or names another account's id is refused with a
    * ValidationError naming its line.
    */
-  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
+  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<Stored>;
 
   /**
    * Sync, the server's side (docs/SYNC.md): up to `limit` of the account's records in the order
@@ -173,7 +173,7 @@ export interface FuzzboxStore {
    * "merge") in one transaction, all or none; merging them again changes nothing. `replica`
    * names where they come from (its pulls leave them out).
    */
-  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string): Promise<{ imported: number; unchanged: number }>;
+  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string): Promise<Stored>;
 
   /**
    * Drops the evaluation logs (of every account) that `policy` does not keep, with their

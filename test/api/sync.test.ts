@@ -150,7 +150,7 @@ describe('GET /sync/pull', () => {
     expect(answers.length).toBeGreaterThanOrEqual(3);
     for (const bytes of answers) expect(bytes).toBeLessThan(PULL_BYTES + bigLine + 1024);
     expect(seen.map(canonical).sort()).toEqual((await exportOf(t, key)).map(canonical).sort());
-    expect(seen.filter((record) => record.kind === 'feedback' && record.id.startsWith('big-'))).toHaveLength(10);
+    expect(seen.filter((record) => record.kind === 'feedback' && record.id.startsWith('b16f0000-'))).toHaveLength(10);
   });
 
   test('pages every change after a checkpoint; a replayed page is the same; bad queries are 400', async () => {

@@ -2,7 +2,7 @@ import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, 
 import { ApiError, clip, clipPath, formatPath } from '../../schema/errors.js';
 import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
-import type { ImportRecord } from '../../store/backup.js';
+import type { ImportRecord, Stored } from '../../store/backup.js';
 import { compileOrReject } from '../compiled-agents.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
@@ -113,14 +113,14 @@ export function readRecord(line: Line): ImportRecord {
 }
 
 /** Stores a batch of records in the caller's account, one transaction. */
-export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<{ imported: number; unchanged: number }>;
+export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<Stored>;
 
 /**
  * A backup body (POST /import, POST /sync/push) read line by line as it streams in and stored by
  * `store` IMPORT_BATCH records at a time. A refused line stops the read: its batch is not stored,
  * the batches before it are, and sending the whole body again skips those (docs/REST.md).
  */
-export async function storeBackup(request: Request, store: StoreBatch, inspect?: (record: ImportRecord) => void): Promise<ImportResult> {
+export async function storeBackup(request: Request, store: StoreBatch): Promise<ImportResult> {
   checkContentType(request.headers.get('content-type'));
   const lines = readLines(request.body, MAX_LINE_BYTES);
   const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
@@ -142,7 +142,6 @@ export async function storeBackup(request: Request, store: StoreBatch, inspect?:
       result.lines = line.number;
       if (line.text.trim() === '') continue;
       const record = readRecord(line);
-      inspect?.(record);
       batch.push({ line: line.number, record });
       batchBytes += line.text.length;
       if (batch.length === IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();

@@ -36,18 +36,15 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
  */
 export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
   const replica = replicaOf(url);
-  let feedback = false;
-  const result = await storeBackup(
-    request,
-    (batch) => service.store.mergeRecords(userID, batch, replica),
-    (record) => void (feedback ||= record.kind === 'feedback'),
-  );
-  // autopilot runs on the server over every replica's data: new feedback is news for its agents
-  if (feedback && result.imported > 0) {
-    for (const agent of await service.store.listAgents(userID)) {
-      if (agent.performance) service.autopilot.nudge(userID, agent.id, true);
-    }
-  }
+  const fed = new Set<string>();
+  const result = await storeBackup(request, async (batch) => {
+    const stored = await service.store.mergeRecords(userID, batch, replica);
+    for (const agentID of stored.fedAgents) fed.add(agentID);
+    return stored;
+  });
+  // autopilot runs on the server over every replica's data: new feedback is news for the agents
+  // it is on, and only for those (an account's other agents have nothing new to learn from)
+  for (const agentID of fed) service.autopilot.nudge(userID, agentID, true);
   return json(result);
 }
 

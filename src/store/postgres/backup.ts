@@ -2,7 +2,7 @@
 // (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
 import { laterThan } from '../../schema/dates.js';
-import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, logRefusal, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
+import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, logRefusal, numberedPast, same, versionLine, type ImportRecord, type Stored } from '../backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, insertAgentRow, updateAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
@@ -93,7 +93,7 @@ export async function importRecords(
   mode: ImportMode = 'restore',
   /** the replica a merge's records come from: its pulls leave them out */
   origin: string | null = null,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   const merging = mode === 'merge';
   // One import or merge per account at a time, till this transaction ends: each checks what is
   // stored before it writes, so two at once of the same records (a push sent again while the
@@ -115,11 +115,15 @@ export async function importRecords(
   const versionRow = memo((id) => one<VersionRow>(sql, `SELECT ${VERSION}, retired FROM versions WHERE id = $1`, [id]));
   const idsOf = (kind: 'evaluation' | 'feedback') =>
     JSON.stringify(lines.flatMap(({ record }) => (record.kind !== kind ? [] : [record.kind === 'evaluation' ? record.reqID : record.id])));
+  // the logs the batch's logs and feedback name, in one query: feedback is checked against them
+  const namedLogs = JSON.stringify([
+    ...new Set(lines.flatMap(({ record }) => (record.kind === 'evaluation' ? [record.reqID] : record.kind === 'feedback' ? [record.evaluationLog] : []))),
+  ]);
   const storedLogs = new Map<string, EvaluationRecord>();
   for (const row of (
     await sql.query<EvaluationRecord>(
       `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id IN (SELECT json_array_elements_text($2::json))`,
-      [userID, idsOf('evaluation')],
+      [userID, namedLogs],
     )
   ).rows) {
     storedLogs.set(row.reqID, present(row));
@@ -132,6 +136,7 @@ export async function importRecords(
   }
   const newLogs: EvaluationRecord[] = [];
   const newFeedback: FeedbackRecord[] = [];
+  const fedAgents = new Set<string>();
 
   const outcomes = await importEach(lines, importOne);
   if (newLogs.length > 0) {
@@ -151,7 +156,7 @@ export async function importRecords(
       [JSON.stringify(newFeedback), origin],
     );
   }
-  return outcomes;
+  return { ...outcomes, fedAgents: [...fedAgents] };
 
   /** A version new here, from another replica: numbered next among its agent's versions here. */
   async function mergeVersion(record: ImportRecord & { kind: 'version' }, agent: AgentRecord | DeletedAgentRecord | undefined, refuse: (message: string) => never) {
@@ -326,10 +331,9 @@ export async function importRecords(
           if (same(feedbackLine(stored), record)) return 'unchanged';
           refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
         }
-        const known =
-          storedLogs.has(record.evaluationLog) ||
-          (await one(sql, 'SELECT 1 FROM evaluations WHERE user_id = $1 AND req_id = $2', [userID, record.evaluationLog]));
-        if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+        const log = storedLogs.get(record.evaluationLog);
+        if (!log) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+        fedAgents.add(log.agentID);
         const { kind: _, ...fields } = record;
         const feedback: FeedbackRecord = { ...fields, userID };
         newFeedback.push(feedback);
