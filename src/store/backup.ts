@@ -3,6 +3,8 @@ import { range } from '../engine/variables.js';
 import { NARROWEST_SPREAD } from '../learn/policy.js';
 import type { BackupRecord } from '../schema/backup.js';
 import { laterThan } from '../schema/dates.js';
+import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../schema/feedback.js';
+import { feedbackOfGroup } from './feedback.js';
 import { ApiError } from '../schema/errors.js';
 import { deletedOwners, putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
@@ -228,6 +230,16 @@ export interface Stored {
   fedAgents: string[];
 }
 
+/**
+ * Feedback past MAX_FEEDBACK_PER_EVALUATION on one log: a backup's is refused; a merge's is left
+ * out (counted unchanged), since replicas that each kept to the bound may together pass it, and a
+ * refusal would stop their sync for good.
+ */
+export function fullLog(reqID: string, merging: boolean, refuse: (message: string) => never): Outcome {
+  if (!merging) refuse(feedbackFull(reqID));
+  return 'unchanged';
+}
+
 /** What an import or a merge writes: its transaction's scope. */
 export const importTables = (db: FuzzboxDatabase) => [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
 
@@ -295,6 +307,12 @@ export async function importLines(
     const storedFeedback = new Map((feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf(feedbackIDs).toArray() : []).map((record) => [record.id, record]));
     const newFeedback: FeedbackRecord[] = [];
     const fedAgents = new Set<string>();
+    // how much feedback each log the batch's feedback names holds: at most MAX_FEEDBACK_PER_EVALUATION
+    const feedbackHeld = new Map<string, number>();
+    const fedGroups = new Set(lines.flatMap(({ record }) => (record.kind === 'feedback' && groupOfLog.has(record.evaluationLog) ? [groupOfLog.get(record.evaluationLog)!] : [])));
+    for (const seq of fedGroups) {
+      for (const feedback of await feedbackOfGroup(db, userID, seq)) feedbackHeld.set(feedback.evaluationLog, (feedbackHeld.get(feedback.evaluationLog) ?? 0) + 1);
+    }
     const outcomes = await importEach(lines, importOne);
     if (newLogs.size > 0) {
       const groups = groupLogs([...newLogs.values()]);
@@ -383,6 +401,9 @@ export async function importLines(
       }
       const log = newLogs.get(record.evaluationLog) ?? storedLogs.get(record.evaluationLog);
       if (!log) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+      const held = feedbackHeld.get(record.evaluationLog) ?? 0;
+      if (held >= MAX_FEEDBACK_PER_EVALUATION) return fullLog(record.evaluationLog, merging, refuse);
+      feedbackHeld.set(record.evaluationLog, held + 1);
       fedAgents.add(log.agentID);
       const { kind: _, ...fields } = record;
       const feedback: FeedbackRecord = { ...fields, userID, ...(merging ? { merged: true as const } : {}) };
