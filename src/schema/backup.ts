@@ -6,8 +6,19 @@ import { metricsSchema } from './feedback.js';
 
 /** The first line of every backup names the format and its version. */
 export const BACKUP_FORMAT = 'fuzzbox-backup';
-/** Raised when a record kind or field changes meaning; an import refuses files of a later version. */
-export const BACKUP_VERSION = 1;
+/**
+ * Raised when a record kind or field changes meaning; an import refuses files of a later version.
+ * Version 2: a backup ends with a trailer line, `{"kind":"end","records":N}`, so a file cut off at
+ * a line boundary is told from a whole one. Pulls and pushes (docs/SYNC.md) carry version 1's
+ * lines, without a trailer: each is acknowledged whole by its answer (CHANGES_VERSION).
+ */
+export const BACKUP_VERSION = 2;
+/** The version a pull's header and a push's say: a backup's lines, without a trailer. */
+export const CHANGES_VERSION = 1;
+
+/** The last line of a version-2 backup: how many records the lines between it and the header hold. */
+export const backupTrailerSchema = z.object({ kind: z.literal('end'), records: z.number().int().nonnegative() });
+export type BackupTrailer = z.infer<typeof backupTrailerSchema>;
 
 const isoDate = storedDateSchema;
 /** An agent's or version's id: one path segment of a URL (`..` would name a record no endpoint reaches). */

@@ -51,3 +51,44 @@ test.each(['import', 'sync/push'])('POST /%s refuses a charset other than UTF-8,
   }
   expect(await t.snapshot()).toBe(before);
 });
+
+test('a backup cut at a line boundary, or with a line dropped, is refused at its end; sent whole it completes', async () => {
+  const agent = (await t.call('POST', 'agent', { key, body: { name: 'cut', inputs: { x: { low: [0, 5], high: [5, 10] } }, outputs: { y: { low: [0, 5], high: [5, 10] } }, rules: ['IF x IS low THEN y IS high'] } })).body;
+  await t.call('POST', `agent/${agent.id}`, { key, body: [{ x: 1 }, { x: 2 }, { x: 3 }] });
+  const backup = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
+  const lines = backup.trimEnd().split('\n');
+  const records = lines.length - 2;
+  expect(JSON.parse(lines.at(-1)!)).toEqual({ kind: 'end', records });
+  // each into an account of a database of its own (ids are unique in a database)
+  const services: TestService[] = [];
+  const fresh = async () => {
+    const service = await createTestService();
+    services.push(service);
+    return { service, key: await service.signup('restored') };
+  };
+  const importText = (into: { service: TestService; key: string }, text: string) =>
+    into.service.call('POST', 'import', { key: into.key, body: text, headers: { 'Content-Type': 'application/x-ndjson' } });
+  try {
+
+  // cut after the last evaluation: every record came and is stored, the cut is reported
+  const cutInto = await fresh();
+  const cut = await importText(cutInto, `${lines.slice(0, -1).join('\n')}\n`);
+  expect(cut.status).toBe(400);
+  expect(cut.body.message).toMatch(new RegExp(`^line ${lines.length}: the backup ends after line ${lines.length - 1} without its last line .*cut off`));
+  expect((await importText(cutInto, backup)).body).toEqual({ lines: lines.length, imported: 0, unchanged: records });
+
+  // one evaluation dropped: the count is off, and nothing of the batch is stored
+  const droppedInto = await fresh();
+  const dropped = await importText(droppedInto, [...lines.slice(0, 3), ...lines.slice(4)].join('\n'));
+  expect(dropped.status).toBe(400);
+  expect(dropped.body.message).toMatch(new RegExp(`^line ${lines.length - 1}: the trailer counts ${records} records, and ${records - 1} came before it`));
+  expect((await importText(droppedInto, backup)).body).toEqual({ lines: lines.length, imported: records, unchanged: 0 });
+
+  // a line after the trailer
+  const extra = await importText(await fresh(), `${backup}${lines[2]}\n`);
+  expect(extra.status).toBe(400);
+  expect(extra.body.message).toMatch(/a line after the backup's last line/);
+  } finally {
+    for (const service of services) await service.close();
+  }
+});

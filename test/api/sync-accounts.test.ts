@@ -23,7 +23,7 @@ const body = (records: readonly unknown[]) => [header, ...records.map((record) =
 
 async function exportOf(apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 async function pull(query: string, apiKey: string) {

@@ -27,7 +27,7 @@ const header = JSON.stringify({ format: 'fuzzbox-backup', version: 1, exportedAt
 
 async function exportOf(service: TestService, apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', service.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 const push = (records: readonly BackupRecord[], query = '') =>

@@ -1,4 +1,4 @@
-import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type ImportResult } from '../../schema/backup.js';
+import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, backupTrailerSchema, type BackupHeader, type BackupTrailer, type ImportResult } from '../../schema/backup.js';
 import { ApiError, clip, clipPath, formatPath } from '../../schema/errors.js';
 import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
@@ -29,17 +29,21 @@ export async function exportAccount({ service, userID }: Context): Promise<Respo
   const exportedAt = timestamp();
   const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt };
   let text = `${JSON.stringify(header)}\n`;
+  let count = 0;
   const body = new ReadableStream<Uint8Array>({
     // pulled only as fast as the reader takes it, so a slow download never piles records up
     async pull(controller) {
       while (text.length < EXPORT_CHUNK) {
         const next = await records.next();
         if (next.done) {
-          if (text !== '') controller.enqueue(encoder.encode(text));
+          // the trailer: a body that failed after the 200, or a file cut off later, lacks it
+          const trailer: BackupTrailer = { kind: 'end', records: count };
+          controller.enqueue(encoder.encode(`${text}${JSON.stringify(trailer)}\n`));
           controller.close();
           return;
         }
         text += `${JSON.stringify(next.value)}\n`;
+        count++;
       }
       controller.enqueue(encoder.encode(text));
       text = '';
@@ -85,7 +89,7 @@ function firstIssue(error: ZodError): string {
   return `${issue.path.length > 0 ? `${clipPath(formatPath(issue.path), 200)}: ` : ''}${issue.message}`;
 }
 
-function readHeader(line: Line | undefined): void {
+function readHeader(line: Line | undefined): BackupHeader {
   if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
   const parsed = backupHeaderSchema.safeParse(parseLine(line));
   if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
@@ -95,11 +99,12 @@ function readHeader(line: Line | undefined): void {
       `this backup is format version ${parsed.data.version}, written by a newer fuzzbox; this one reads version ${BACKUP_VERSION} and older: update fuzzbox to import it`,
     );
   }
+  return parsed.data;
 }
 
 /** A line as a record to store; definitions are compiled, so nothing the engine refuses gets in. */
-export function readRecord(line: Line): ImportRecord {
-  const parsed = backupRecordSchema.safeParse(parseLine(line));
+export function readRecord(line: Line, value: unknown = parseLine(line)): ImportRecord {
+  const parsed = backupRecordSchema.safeParse(value);
   if (!parsed.success) throw refused(line.number, firstIssue(parsed.error));
   const record = parsed.data;
   if (record.kind !== 'version' && record.kind !== 'agent') return record;
@@ -110,6 +115,15 @@ export function readRecord(line: Line): ImportRecord {
     throw error instanceof ApiError ? refused(line.number, `${record.kind} "${record.id}": ${error.message}`) : error;
   }
   return record.kind === 'version' ? { ...record, parsed_rules: parsedRules } : record;
+}
+
+/** A version-2 backup's trailer, checked against the `records` lines read before it. */
+function checkTrailer(line: Line, value: unknown, records: number): void {
+  const parsed = backupTrailerSchema.safeParse(value);
+  if (!parsed.success) throw refused(line.number, `not a backup trailer {"kind":"end","records":N}: ${firstIssue(parsed.error)}`);
+  if (parsed.data.records !== records) {
+    throw refused(line.number, `the trailer counts ${parsed.data.records} records, and ${records} came before it: lines are missing or were added; download the backup again (GET /export)`);
+  }
 }
 
 /** Stores a batch of records in the caller's account, one transaction. */
@@ -135,18 +149,35 @@ export async function storeBackup(request: Request, store: StoreBatch): Promise<
     batch = [];
     batchBytes = 0;
   };
+  let records = 0;
+  let trailer: Line | undefined;
   try {
-    readHeader((await lines.next()).value || undefined);
+    const { version } = readHeader((await lines.next()).value || undefined);
     result.lines = 1;
     for await (const line of lines) {
       result.lines = line.number;
       if (line.text.trim() === '') continue;
-      const record = readRecord(line);
+      if (trailer) throw refused(line.number, `a line after the backup's last line (line ${trailer.number}, its trailer {"kind":"end",…}); send the file as GET /export wrote it`);
+      const value = parseLine(line);
+      if (version >= 2 && (value as { kind?: unknown } | null)?.kind === 'end') {
+        checkTrailer(line, value, records);
+        trailer = line;
+        continue;
+      }
+      const record = readRecord(line, value);
+      records++;
       batch.push({ line: line.number, record });
       batchBytes += line.text.length;
       if (batch.length === IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
+    // what came is stored first, as a refused line's earlier batches are: the whole file sent again skips it
     if (batch.length > 0) await flush();
+    if (version >= 2 && !trailer) {
+      throw refused(
+        result.lines + 1,
+        `the backup ends after line ${result.lines} without its last line {"kind":"end","records":…}: the file was cut off; download it again (GET /export)`,
+      );
+    }
   } catch (error) {
     throw partly(error, storedThrough);
   } finally {

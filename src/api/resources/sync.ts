@@ -1,6 +1,6 @@
 // Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
 // checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
-import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
+import { BACKUP_FORMAT, CHANGES_VERSION } from '../../schema/backup.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
@@ -24,7 +24,7 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
   if (!parsed.success) throw validationError(parsed.error, 'query');
   const { checkpoint, limit } = parsed.data;
   const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
-  const header: PullHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
+  const header: PullHeader = { format: BACKUP_FORMAT, version: CHANGES_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
   const text = [header, ...page.records].map((line) => JSON.stringify(line)).join('\n');
   return new Response(`${text}\n`, { headers: { 'Content-Type': NDJSON } });
 }
