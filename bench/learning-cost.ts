@@ -1,13 +1,14 @@
 // One store and size of bench/learning-cost.bench.ts, in a process of its own.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { Autopilot } from '../src/api/autopilot.js';
+import { Autopilot } from '../src/core/autopilot.js';
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import { createFuzzyService } from '../src/index.js';
 import { exploreTruncated, seededRandom, WIDEST_SPREAD } from '../src/learn/index.js';
 import { gaussian } from '../src/learn/random.js';
 import { pgliteDatabase } from '../src/node/databases.js';
-import { DexieStore } from '../src/store/dexie-store.js';
-import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
+import { DexieStore } from '../src/store/dexie/dexie-store.js';
+import { groupLogs } from '../src/store/dexie/log-groups.js';
+import { newEvaluationIDs } from '../src/store/ids.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 import type { FuzzboxStore } from '../src/store/store.js';

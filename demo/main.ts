@@ -99,7 +99,7 @@ async function signIn(): Promise<FuzzyClient> {
       await candidate.listAgents();
       return candidate;
     } catch (error) {
-      if (!(error instanceof FuzzyApiError && error.status === 401)) throw error;
+      if (!(error instanceof FuzzyApiError && error.error === 'Unauthorized')) throw error;
     }
   }
   const account = await client.createAccount('fuzzbox demo');
@@ -365,7 +365,8 @@ async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> 
     await showAgentList(saved.id);
     setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}”: version ${saved.latestVersion}`, 'ok');
   } catch (error) {
-    if (error instanceof FuzzyApiError && error.status === 400) editor.showIssues(error.message, error.issues);
+    // a definition the service refused (ValidationError: by field) or could not read (InvalidRequest): the editor's to show
+    if (error instanceof FuzzyApiError && (error.error === 'ValidationError' || error.error === 'InvalidRequest')) editor.showIssues(error.message, error.issues);
     else showFailure(error);
   }
 }

@@ -4,6 +4,7 @@ import type { Inputs, Outputs, ValidationIssue } from '../engine/types.js';
 import type {
   Account,
   Agent,
+  ErrorName,
   AgentInput,
   AgentSummary,
   AgentVersion,
@@ -18,6 +19,7 @@ import type {
   StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
+import { errorStatus } from '../schema/errors.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
@@ -68,6 +70,12 @@ export class FuzzyApiError extends Error {
     readonly status: number,
     message: string,
     issues: readonly ValidationIssue[] = [],
+    /**
+     * The answer's name in the error vocabulary (docs/REST.md, "Errors"), e.g. `ValidationError`
+     * or `InvalidRequest` (both 400): what to switch on. Undefined when the answer did not come
+     * from fuzzbox (not its JSON) or was refused here (an X-Evaluation-ID that does not match).
+     */
+    readonly error?: ErrorName,
   ) {
     super(message);
     this.issues = [...issues];
@@ -327,11 +335,12 @@ export class FuzzyClient {
     const init: RequestInit & { duplex?: 'half' } = { method, headers, ...(body === undefined ? {} : { body }), ...(duplex ? { duplex } : {}) };
     const response = await this.#fetch(url, init);
     if (response.ok) return response;
-    const error = (await readJSON(response, method, url)) as { message?: unknown; issues?: unknown };
+    const error = (await readJSON(response, method, url)) as { error?: unknown; message?: unknown; issues?: unknown };
     throw new FuzzyApiError(
       response.status,
       typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
       Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
+      typeof error.error === 'string' && Object.hasOwn(errorStatus, error.error) ? (error.error as ErrorName) : undefined,
     );
   }
 }

@@ -5,7 +5,7 @@ export type { AutopilotState, Evaluation, EvaluateOptions, FuzzyClientOptions, L
 export { requestPersistence } from './persistence.js';
 export { SYNC_EVENTS, type WorkerSyncSettings } from '../sw/messages.js';
 export { WorkerSyncError, type WorkerSync } from './sync.js';
-export type { SyncEvent } from '../api/replicator.js';
+export type { SyncEvent } from '../core/replicator.js';
 export type { SyncStatus } from '../schema/sync.js';
 // Every type the client's methods take or return, by name, so an app can annotate its own code.
 export type {

@@ -12,7 +12,7 @@ import { Tuning, type Change, type Move, type Numbers, type Side } from './tunin
 
 export type Goal = 'maximize' | 'minimize';
 
-export interface OptimizeProgress {
+export interface SearchProgress {
   /** candidate agents estimated so far */
   readonly done: number;
   /** the most the search will estimate; `done` reaches it when the search ends */
@@ -29,7 +29,7 @@ export interface OptimizeOptions {
   readonly tuneInputs?: boolean;
   /** the most logged inputs the metric is estimated at (default 2000); beyond it, a seeded sample */
   readonly estimationPoints?: number;
-  readonly onProgress?: (progress: OptimizeProgress) => void;
+  readonly onProgress?: (progress: SearchProgress) => void;
   /** lets other work run during a long search; the default waits for the next macrotask */
   readonly yieldControl?: () => Promise<void>;
   /** the longest the search runs between two yields (default 30 ms) */

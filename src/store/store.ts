@@ -4,7 +4,8 @@ import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
-import type { ImportRecord, Stored } from './backup.js';
+import type { ImportRecord } from './backup-records.js';
+import type { Stored } from './import-rules.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
@@ -37,6 +38,12 @@ export interface EvaluationPosition {
   index: number;
   reqID: string;
 }
+
+/**
+ * Logs a listing examines at most per request: with a filter that skips most logs, a page can end
+ * short of `limit`, with a cursor to go on from; no request holds the database for long.
+ */
+export const LIST_SCAN_LIMIT = 10_000;
 
 export interface EvaluationQuery {
   /** 1..1000 entries */

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupRecordSchema, type BackupRecord } from '../../src/schema/index.js';
-import { canonical } from '../../src/store/backup.js';
+import { canonical } from '../../src/store/backup-records.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;

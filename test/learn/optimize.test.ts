@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optimizeAgent, type OptimizeProgress } from '../../src/learn/index.js';
+import { optimizeAgent, type SearchProgress } from '../../src/learn/index.js';
 import { seededRandom } from '../../src/learn/random.js';
 import { cooling, explorePlaying, irrigation, lemonade, meanOutcome, type World } from './worlds.js';
 
@@ -56,7 +56,7 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
 
   it('gives the same answer for the same seed and reports progress up to its total', async () => {
     const log = explorePlaying(lemonade, lemonade.agent, 300, 0.2, seededRandom(9));
-    const progress: OptimizeProgress[] = [];
+    const progress: SearchProgress[] = [];
     const first = await optimizeAgent(lemonade.agent, log, { goal: 'maximize', seed: 4, onProgress: (p) => progress.push(p) });
     const second = await optimizeAgent(lemonade.agent, log, { goal: 'maximize', seed: 4 });
     expect(second).toEqual(first);
@@ -68,7 +68,7 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
 
   it('stops at its budget', async () => {
     const log = explorePlaying(lemonade, lemonade.agent, 300, 0.2, seededRandom(9));
-    const progress: OptimizeProgress[] = [];
+    const progress: SearchProgress[] = [];
     await optimizeAgent(lemonade.agent, log, { goal: 'maximize', budget: 7, onProgress: (p) => progress.push(p) });
     // one report before the search, one per candidate, one at the end
     expect(progress.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 7]);

@@ -5,10 +5,10 @@ import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
-import { FuzzboxDatabase } from '../../src/store/database.js';
-import { idPrefixesOf, newEvaluationIDs } from '../../src/store/evaluations.js';
-import { newId } from '../../src/store/ids.js';
-import { readLearningLog } from '../../src/store/learning.js';
+import { FuzzboxDatabase } from '../../src/store/dexie/database.js';
+import { idPrefixesOf } from '../../src/store/dexie/log-groups.js';
+import { newEvaluationIDs, newId } from '../../src/store/ids.js';
+import { readLearningLog } from '../../src/store/dexie/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 
 /** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */

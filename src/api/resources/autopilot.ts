@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { WIDEST_SPREAD } from '../../learn/index.js';
-import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../autopilot.js';
+import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../../core/autopilot.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
+import { versionBody } from '../../core/versions.js';
+import type { VersionRecord } from '../../store/records.js';
 
 const switchSchema = z.strictObject(
   { enabled: z.boolean({ error: 'enabled must be true or false' }) },
@@ -61,7 +63,7 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
-  let version;
+  let version: VersionRecord;
   try {
     version = await service.store.readVersion(userID, parsed.data.version);
   } catch (error) {
@@ -69,9 +71,9 @@ export async function rollbackAgent(context: Context): Promise<Response> {
     throw error;
   }
   if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
-  const { name, inputs, outputs, rules, performance, operators, parsed_rules } = version;
-  const body = { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
-  const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsed_rules, {
+  const { body, parsedRules } = versionBody(version.name, version, version.performance);
+  const { inputs, outputs, rules, performance, operators } = body;
+  const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
     origin: 'rolled back',
     evidence: { to: version.id, from: agent.latestVersion },
   });

@@ -1,7 +1,7 @@
 import { ApiError } from '../../schema/errors.js';
 import type { EvaluationEntry, EvaluationList } from '../../schema/evaluation-list.js';
 import type { EvaluationPosition, EvaluationQuery } from '../../store/store.js';
-import { fromBase64url, toBase64url } from '../base64url.js';
+import { fromBase64url, toBase64url } from '../../core/base64url.js';
 import { param, type Context } from '../context.js';
 import { json, ok } from '../http.js';
 

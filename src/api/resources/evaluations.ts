@@ -1,6 +1,6 @@
 import type { EvaluationLog } from '../../schema/evaluation.js';
 import { ApiError } from '../../schema/errors.js';
-import { recomputeTrace } from '../compiled-agents.js';
+import { recomputeTrace } from '../../core/compiled-agents.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 

@@ -6,7 +6,7 @@ import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { NDJSON, storeBackup } from './backup.js';
+import { NDJSON, storeBackup } from '../../core/backup-stream.js';
 
 /** `?replica=`: the id a replica sends with its pushes and pulls, so that its pulls leave out what it pushed. */
 function replicaOf(url: URL): string | undefined {
@@ -37,7 +37,7 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
 export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
   const replica = replicaOf(url);
   const fed = new Set<string>();
-  const result = await storeBackup(request, async (batch) => {
+  const result = await storeBackup(request.headers.get('content-type'), request.body, async (batch) => {
     const stored = await service.store.mergeRecords(userID, batch, replica);
     for (const agentID of stored.fedAgents) fed.add(agentID);
     return stored;

@@ -1,19 +1,15 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
+import { ApiError } from '../../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { findGroup, keepLogs, logsOf } from './evaluations.js';
+import { findGroup } from './evaluations.js';
+import { keepLogs, logsOf } from './log-groups.js';
 import { feedbackOfLog } from './feedback.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally } from './tallies.js';
-import type { FeedbackRecord, LogGroupRecord } from './records.js';
-import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './store.js';
+import type { FeedbackRecord, LogGroupRecord } from '../records.js';
+import { LIST_SCAN_LIMIT, type EvaluationPage, type EvaluationPosition, type EvaluationQuery } from '../store.js';
 
-/**
- * Logs a listing examines at most per request: with a filter that skips most logs, a page can end
- * short of `limit`, with a cursor to go on from; no request holds the database for long.
- */
-export const LIST_SCAN_LIMIT = 10_000;
 /**
  * Group records a listing reads first (4 chunks of a batch fill a page of 100); each later read
  * takes twice as many, never more than MAX_GROUPS_PER_READ nor, unfiltered, than the page still

@@ -1,5 +1,4 @@
 import { compileAgent } from '../engine/index.js';
-import type { AgentDefinition } from '../engine/types.js';
 import * as learn from '../learn/index.js';
 import { nextMacrotask, timeSlices } from '../learn/slices.js';
 import { standardDeviation } from '../learn/statistics.js';
@@ -10,7 +9,7 @@ import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
 import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
 import { StaleAutopilot, type FuzzboxStore } from '../store/store.js';
-import { compileOrReject } from './compiled-agents.js';
+import { versionBody } from './versions.js';
 
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
 export const CANDIDATE_SHARE = 0.5;
@@ -138,12 +137,6 @@ async function againOnConflict<T>(write: () => Promise<T>): Promise<T> {
     }
   }
 }
-
-const definitionOf = (version: Pick<AgentDefinition, 'inputs' | 'outputs' | 'rules'>) => ({
-  inputs: version.inputs,
-  outputs: version.outputs,
-  rules: version.rules,
-});
 
 /**
  * Runs autopilot's background work, one agent at a time, after the responses that call `nudge`:
@@ -405,16 +398,7 @@ export class Autopilot {
       await this.#settle(userID, state, { ...state, ...seen });
       return;
     }
-    const definition = definitionOf(result.definition);
-    const body = {
-      name: agent.name,
-      inputs: structuredClone(definition.inputs) as AgentRecord['inputs'],
-      outputs: structuredClone(definition.outputs) as AgentRecord['outputs'],
-      rules: [...definition.rules],
-      performance: agent.performance!,
-      ...(agent.operators ? { operators: agent.operators } : {}),
-    };
-    const parsedRules = [...compileOrReject(body).parsedRules];
+    const { body, parsedRules } = versionBody(agent.name, result.definition, agent.performance);
     const evidence = {
       evaluationsUsed: result.evaluationsUsed,
       estimate: { before: result.before, after: result.after },

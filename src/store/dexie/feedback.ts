@@ -1,9 +1,9 @@
-import { ApiError } from '../schema/errors.js';
-import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../schema/feedback.js';
+import { ApiError } from '../../schema/errors.js';
+import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../../schema/feedback.js';
 import type { FuzzboxDatabase } from './database.js';
 import { requireGroup } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
-import type { FeedbackRecord } from './records.js';
+import type { FeedbackRecord } from '../records.js';
 
 /** Feedback on the caller's evaluation, checked to exist (a read of its chunk); resolves to the evaluation's agent. */
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {

@@ -1,8 +1,9 @@
 import type { FuzzboxDatabase } from './database.js';
-import { groupLogs, LOG_CHUNK } from './evaluations.js';
+import { LOG_CHUNK } from '../ids.js';
+import { groupLogs } from './log-groups.js';
 import { isQuotaExceeded } from './quota.js';
 import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
-import type { EvaluationRecord, LogGroupRecord } from './records.js';
+import type { EvaluationRecord, LogGroupRecord } from '../records.js';
 
 interface Job {
   userID: string;
