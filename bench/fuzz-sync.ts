@@ -127,7 +127,7 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
       if (ms > 1000) result.overOneSecond++;
       result.longestMs = Math.max(result.longestMs, ms);
       if (response.status >= 500) console.error(`${path} answered ${response.status}: ${answer.slice(0, 300)}`);
-      if (result.requests % 5000 === 0) console.error(JSON.stringify({ progress: result.requests, statuses: result.statuses, overOneSecond: result.overOneSecond, longestMs: Math.round(result.longestMs) }));
+      if (result.requests % 1000 === 0) console.error(JSON.stringify({ progress: result.requests, statuses: result.statuses, overOneSecond: result.overOneSecond, longestMs: Math.round(result.longestMs) }));
       const into = response.status === 200 ? accepted[index]! : refused[index]!;
       for (const record of records) {
         const id = idOf(record);
