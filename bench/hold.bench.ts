@@ -80,8 +80,9 @@ try {
     const key = await signup();
     const agent = (JSON.parse((await call('agent', key, json(tipping(on ? { score: 'maximize' } : undefined)))).text) as { id: string }).id;
     const ids: string[] = [];
-    for (let done = 0; done < LOGS; done += 4096) {
-      const batch = Array.from({ length: Math.min(4096, LOGS - done) }, (_, i) => ({ service: ((done + i) * 7) % 11 }));
+    // 256 a request: X-Evaluation-ID names each (fetch refuses headers over 16 KiB)
+    for (let done = 0; done < LOGS; done += 256) {
+      const batch = Array.from({ length: Math.min(256, LOGS - done) }, (_, i) => ({ service: ((done + i) * 7) % 11 }));
       ids.push(...(await call(`agent/${agent}`, key, json(batch))).response.headers.get('X-Evaluation-ID')!.split(','));
     }
     const feedback = [header(), ...ids.map((id, i) => JSON.stringify({ kind: 'feedback', id: randomUUID(), evaluationLog: id, data: { score: (i * 13) % 17 }, createdAt: new Date().toISOString() }))].join('\n');
