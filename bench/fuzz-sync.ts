@@ -17,6 +17,8 @@ export interface FuzzResult {
   requests: number;
   /** answers by status */
   statuses: Record<number, number>;
+  /** requests whose connection closed without an answer */
+  noAnswer: number;
   /** requests that took over a second, and the longest */
   overOneSecond: number;
   longestMs: number;
@@ -54,7 +56,7 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
     accounts.push({ key, agentID: agent.id, versionID: agent.latestVersion, logs: evaluated.headers.get('X-Evaluation-ID')!.split(',') });
   }
 
-  const result: FuzzResult = { requests: 0, statuses: {}, overOneSecond: 0, longestMs: 0, lost: 0, leaked: 0 };
+  const result: FuzzResult = { requests: 0, statuses: {}, noAnswer: 0, overOneSecond: 0, longestMs: 0, lost: 0, leaked: 0 };
   const accepted = accounts.map(() => new Set<string>());
   const refused = accounts.map(() => new Set<string>());
 
@@ -119,15 +121,25 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
       const path = random() < 0.5 ? 'sync/push' : 'import';
       const { bytes, records } = body(account);
       const started = performance.now();
-      const response = await call(path, { method: 'POST', headers: { Authorization: `Bearer ${account.key}`, 'Content-Type': 'application/x-ndjson' }, body: bytes });
-      const answer = await response.text();
+      let response: Response;
+      let answer: string;
+      try {
+        response = await call(path, { method: 'POST', headers: { Authorization: `Bearer ${account.key}`, 'Content-Type': 'application/x-ndjson' }, body: bytes });
+        answer = await response.text();
+      } catch (error) {
+        // no answer (the connection reset): what became of the body is unknown, so it counts for neither side
+        result.requests++;
+        result.noAnswer++;
+        console.error(`${path}: no answer (${(error as Error).cause ?? error})`);
+        continue;
+      }
       const ms = performance.now() - started;
       result.requests++;
       result.statuses[response.status] = (result.statuses[response.status] ?? 0) + 1;
       if (ms > 1000) result.overOneSecond++;
       result.longestMs = Math.max(result.longestMs, ms);
       if (response.status >= 500) console.error(`${path} answered ${response.status}: ${answer.slice(0, 300)}`);
-      if (result.requests % 1000 === 0) console.error(JSON.stringify({ progress: result.requests, statuses: result.statuses, overOneSecond: result.overOneSecond, longestMs: Math.round(result.longestMs) }));
+      if (result.requests % 1000 === 0) console.error(JSON.stringify({ progress: result.requests, statuses: result.statuses, noAnswer: result.noAnswer, overOneSecond: result.overOneSecond, longestMs: Math.round(result.longestMs) }));
       const into = response.status === 200 ? accepted[index]! : refused[index]!;
       for (const record of records) {
         const id = idOf(record);

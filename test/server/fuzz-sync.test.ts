@@ -15,6 +15,7 @@ describe.each(['pglite', 'postgres'])('sync and import fuzzed on %s', (store) =>
     // both kinds of answer came: the run exercised acceptance and refusal
     expect(result.statuses[200]).toBeGreaterThan(30);
     expect(result.statuses[400]).toBeGreaterThan(30);
+    expect(result.noAnswer).toBe(0);
     expect(result.lost).toBe(0);
     expect(result.leaked).toBe(0);
   }, 600_000);
