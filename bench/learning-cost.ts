@@ -96,7 +96,7 @@ const gc = () => {
  * collection, then the JS heap (heapUsed) and typed arrays (arrayBuffers) in use above what was
  * in use before it started. Collecting first counts what the operation keeps alive, not the
  * garbage V8 has not yet collected; sampling between its steps (the reads yield every page, the
- * optimiser every 20–30 ms) sees its working set at each of them.
+ * optimizer every 20–30 ms) sees its working set at each of them.
  */
 async function measured<T>(run: () => Promise<T>, again: () => Promise<unknown>): Promise<{ ms: number; heap: number; arrays: number; result: T }> {
   gc();
@@ -144,7 +144,7 @@ export async function measure(backend: 'dexie' | 'pglite', size: number) {
     return answer;
   };
   const created = await call('POST', 'agent', agent);
-  // autopilot off while filling and optimising: only the proposal measured below learns
+  // autopilot off while filling and optimizing: only the proposal measured below learns
   await call('PUT', `agent/${created.id}/autopilot`, { enabled: false });
   const base = { userID, agentID: created.id as string, versionID: created.latestVersion as string };
   const fillStart = performance.now();

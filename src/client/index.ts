@@ -1,7 +1,7 @@
 export { registerFuzzyWorker, WorkerRegistrationError } from './register.js';
 export type { FuzzyWorker, RegisterOptions, WorkerUpdate } from './register.js';
 export { FuzzyClient, FuzzyApiError } from './client.js';
-export type { AutopilotState, Evaluation, EvaluateOptions, FuzzyClientOptions, ListEvaluationsOptions, MeanInterval, PerformanceReport } from './client.js';
+export type { Evaluation, FuzzyClientOptions, InferenceOptions, ListEvaluationsOptions } from './client.js';
 export { requestPersistence } from './persistence.js';
 export { SYNC_EVENTS, type WorkerSyncSettings } from '../sw/messages.js';
 export { WorkerSyncError, type WorkerSync } from './sync.js';
@@ -23,17 +23,23 @@ export type {
   AgentInput,
   AgentSummary,
   AgentVersion,
+  AutopilotGain,
+  AutopilotState,
   EvaluationEntry,
   EvaluationList,
   EvaluationLog,
   EvaluationMeta,
   Feedback,
+  GainInterval,
   ImportResult,
+  MeanInterval,
   OptimizeInput,
   OptimizeResult,
   Performance,
+  PerformanceReport,
   RecordCounts,
   ServiceInfo,
   StorageStatus,
+  Trial,
   VersionSummary,
 } from '../schema/index.js';

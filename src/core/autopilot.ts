@@ -7,13 +7,14 @@ import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
-import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
+import type { AutopilotGain } from '../schema/autopilot.js';
+import type { AgentRecord, AutopilotRecord, TrialRecord } from '../store/records.js';
 import { StaleAutopilot, type FuzzboxStore } from '../store/store.js';
 import { versionBody } from './versions.js';
 
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
 export const CANDIDATE_SHARE = 0.5;
-/** A proposal is made after this many new evaluations with feedback on the metrics (and the optimiser's minimum). */
+/** A proposal is made after this many new evaluations with feedback on the metrics (and the optimizer's minimum). */
 export const PROPOSE_EVERY = 50;
 /** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
 export const WINDOW = 2000;
@@ -39,7 +40,7 @@ export const STATE_FRESH_MS = 1000;
 const WRITE_ATTEMPTS = 5;
 
 /**
- * The most evaluations with feedback that one optimisation or proposal reads: the newest. Bounds the
+ * The most evaluations with feedback that one optimization or proposal reads: the newest. Bounds the
  * memory and time of learning whatever the log's size; what it costs in accuracy: docs/LEARNING.md,
  * "What learning reads".
  */

@@ -182,7 +182,7 @@ export async function optimizeAgent(
   const before = sign * bestScore * metricScale;
   // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
   // nothing tries every move at every step size whatever its order, so the answer is a fixed
-  // point: optimising it again with the same log changes nothing.
+  // point: optimizing it again with the same log changes nothing.
   let kept = true;
   search: while (kept) {
     kept = false;

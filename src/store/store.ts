@@ -97,7 +97,7 @@ export interface FuzzboxStore {
   updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
    * As `updateAgent`, but only if the agent is still at version `basedOn` (else Conflict): an
-   * optimisation of a version someone has since replaced would silently undo their change.
+   * optimization of a version someone has since replaced would silently undo their change.
    */
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
@@ -169,13 +169,6 @@ export interface FuzzboxStore {
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<Stored>;
 
   /**
-   * Sync, the server's side (docs/SYNC.md): up to `limit` of the account's records in the order
-   * they last changed, after `checkpoint` (from the start without one), leaving out the versions,
-   * logs and feedback that `replica` pushed. IndexedDB keeps no change feed: DexieStore answers
-   * NotFound (a browser syncs with a server, not with another browser).
-   */
-  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage>;
-  /**
    * Sync: records of another replica of the account, merged by sync's rules (`ImportMode`
    * "merge") in one transaction, all or none; merging them again changes nothing. `replica`
    * names where they come from (its pulls leave them out).
@@ -192,4 +185,21 @@ export interface FuzzboxStore {
   countRecords(userID: string): Promise<RecordCounts>;
 
   close(): Promise<void>;
+}
+
+/**
+ * Sync, the server's side (docs/SYNC.md): the store that replicas pull from. Only the PostgreSQL
+ * store keeps a change feed; a browser syncs with a server, not with another browser.
+ */
+export interface ChangeFeed {
+  /**
+   * Up to `limit` of the account's records in the order they last changed, after `checkpoint`
+   * (from the start without one), leaving out the versions, logs and feedback that `replica` pushed.
+   */
+  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage>;
+}
+
+/** Whether `store` keeps a change feed replicas can pull from. */
+export function hasChangeFeed(store: FuzzboxStore): store is FuzzboxStore & ChangeFeed {
+  return typeof (store as Partial<ChangeFeed>).readChanges === 'function';
 }

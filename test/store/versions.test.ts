@@ -49,7 +49,7 @@ describe('a definition becomes a version', () => {
     expect(refusal).toMatchObject({ name: 'Conflict', status: 409 });
     const message = (refusal as Error).message;
     expect(message).toContain(`agent "${agent.id}" got a new version (${latest})`);
-    // one store once told a rollback to "optimise again"
+    // one store once told a rollback to "optimize again"
     expect(message).not.toMatch(/optimi[sz]/);
     expect((await t.store.listVersions(userID, agent.id)).map((version) => version.name)).toEqual(['tipping', 'edited meanwhile']);
   });

@@ -7,6 +7,7 @@ import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 import { versionBody } from '../../core/versions.js';
 import type { VersionRecord } from '../../store/records.js';
+import type { AutopilotState, PerformanceReport } from '../../schema/autopilot.js';
 
 const switchSchema = z.strictObject(
   { enabled: z.boolean({ error: 'enabled must be true or false' }) },
@@ -17,7 +18,7 @@ const rollbackSchema = z.strictObject(
   { error: 'the body must be {"version": "<id of an earlier version>"}' },
 );
 
-async function autopilotView(context: Context) {
+async function autopilotView(context: Context): Promise<AutopilotState> {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
@@ -94,7 +95,7 @@ export async function readPerformance(context: Context): Promise<Response> {
   const metrics = Object.keys(agent.performance ?? {});
   // only the summaries over the whole log: no rows
   const read = metrics.length > 0 ? await service.store.readLearningLog(userID, agentID, { metrics, most: 0, whole: true }) : undefined;
-  return json({
+  const report: PerformanceReport = {
     latestVersion: agent.latestVersion,
     performance: agent.performance ?? null,
     versions: versions.map((version) => {
@@ -109,5 +110,6 @@ export async function readPerformance(context: Context): Promise<Response> {
         metrics: Object.fromEntries(metrics.map((metric, m) => [metric, (feedback?.metrics[m] ?? new Moments()).interval()])),
       };
     }),
-  });
+  };
+  return json(report);
 }

@@ -6,7 +6,7 @@ import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 import { LEARNING_MOST } from '../../core/autopilot.js';
 
-/** One seed for every optimisation: the same log always gives the same proposal. */
+/** One seed for every optimization: the same log always gives the same proposal. */
 const SEED = 1;
 
 /**
@@ -36,7 +36,7 @@ export async function optimizeAgent(context: Context): Promise<Response> {
     onProgress: (progress) => service.onOptimizeProgress?.({ agentID, ...progress }),
   });
   if (result.status === 'insufficient') {
-    throw new ApiError('Conflict', `not enough feedback to optimise on "${metric}" yet: ${result.message}`);
+    throw new ApiError('Conflict', `not enough feedback to optimize on "${metric}" yet: ${result.message}`);
   }
   const { body, parsedRules } = versionBody(agent.name, result.definition, agent.performance);
   const { inputs, outputs, rules, operators } = body;

@@ -4,6 +4,7 @@ import { BACKUP_FORMAT, CHANGES_VERSION } from '../../schema/backup.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
+import { hasChangeFeed } from '../../store/store.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
 import { NDJSON, storeBackup } from '../../core/backup-stream.js';
@@ -23,6 +24,12 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
   const parsed = pullQuerySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw validationError(parsed.error, 'query');
   const { checkpoint, limit } = parsed.data;
+  if (!hasChangeFeed(service.store)) {
+    throw new ApiError(
+      'NotFound',
+      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
+    );
+  }
   const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
   const header: PullHeader = { format: BACKUP_FORMAT, version: CHANGES_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
   const text = [header, ...page.records].map((line) => JSON.stringify(line)).join('\n');

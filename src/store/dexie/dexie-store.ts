@@ -3,7 +3,6 @@ import * as accounts from './accounts.js';
 import type { ImportRecord } from '../backup-records.js';
 import type { SyncReplica } from '../sync-replica.js';
 import { exportRecords, importLines, importRecords, importTables } from './backup.js';
-import { ApiError } from '../../schema/errors.js';
 import type { AutopilotLine } from '../../schema/sync.js';
 import * as replica from './replica.js';
 import { countRecords } from './counts.js';
@@ -129,12 +128,6 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
   }
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return this.#write(() => importRecords(this.db, userID, lines));
-  }
-  async readChanges(): Promise<never> {
-    throw new ApiError(
-      'NotFound',
-      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
-    );
   }
   mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
     return this.#write(() => this.db.transaction('rw', importTables(this.db), async () => importLines(this.db, userID, lines, 'merge')));

@@ -52,7 +52,7 @@ export async function readLearningLog(db: FuzzboxDatabase, userID: string, agent
 
 /**
  * Saves a new version exactly as a PUT does, but only if the agent is still at `basedOn`: an
- * optimisation of a version someone has since replaced would silently undo their change.
+ * optimization of a version someone has since replaced would silently undo their change.
  */
 export function updateAgentFrom(
   db: FuzzboxDatabase,

@@ -6,7 +6,7 @@ import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import { LIST_SCAN_LIMIT, StaleAutopilot, type Candidate, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
+import { LIST_SCAN_LIMIT, StaleAutopilot, type Candidate, type ChangeFeed, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
@@ -91,7 +91,7 @@ async function againAfterConcurrentInsert<T>(run: () => Promise<T>): Promise<T> 
  * evaluation holds `FOR KEY SHARE` on its agent, so a DELETE waits for evaluations already
  * reading it and no log is written for an agent after its delete.
  */
-export class PostgresStore implements FuzzboxStore {
+export class PostgresStore implements FuzzboxStore, ChangeFeed {
   readonly #db: SqlDatabase;
 
   private constructor(db: SqlDatabase) {
