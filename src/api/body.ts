@@ -1,3 +1,4 @@
+import { otherCharset } from '../schema/charset.js';
 import { ApiError, clipPath } from '../schema/errors.js';
 import { reservedKeyIn } from '../schema/reserved-keys.js';
 import { agentBodyFromModel, modelFormatOf } from './model-files.js';
@@ -7,9 +8,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () =>
   new ApiError('PayloadTooLarge', `the body is over ${MAX_BODY_BYTES} bytes (1 MiB); split a large batch into several requests`);
-
-/** Every label the WHATWG Encoding Standard gives UTF-8; the 2015 Node client of fuzzy.ai sends `utf8`. */
-const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
 
 /** Checks the Content-Type; returns the model format it names when `modelFiles` allows one. */
 function checkContentType(contentType: string | null, modelFiles: boolean) {
@@ -21,8 +19,8 @@ function checkContentType(contentType: string | null, modelFiles: boolean) {
     const or = modelFiles ? ', or a model file as text/x-fcl, text/x-fll or text/x-fis' : '';
     throw new ApiError('InvalidRequest', `send the body as JSON with "Content-Type: application/json"${or} (got "${contentType}")`);
   }
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
-  if (charset !== undefined && !UTF8_LABELS.has(charset.replace(/^"(.*)"$/, '$1').trim())) {
+  const charset = otherCharset(parameters);
+  if (charset !== undefined) {
     throw new ApiError('InvalidRequest', `the body must be UTF-8 ${modelFormat ? 'text' : 'JSON'}: send "charset=utf-8" or no charset (got charset "${charset}")`);
   }
   return modelFormat;

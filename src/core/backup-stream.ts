@@ -1,10 +1,22 @@
 // Backups and sync's pushes as streams of NDJSON lines: the file GET /export writes, read back
 // line by line as it arrives (POST /import, POST /sync/push) and stored a batch at a time.
 import type { ZodError } from 'zod';
-import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type BackupRecord, type ImportResult } from '../schema/backup.js';
-import { ApiError, clipPath, formatPath } from '../schema/errors.js';
+import {
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  backupHeaderSchema,
+  backupRecordSchema,
+  backupTrailerSchema,
+  type BackupHeader,
+  type BackupRecord,
+  type BackupTrailer,
+  type ImportResult,
+} from '../schema/backup.js';
+import { otherCharset } from '../schema/charset.js';
+import { ApiError, clip, clipPath, formatPath } from '../schema/errors.js';
 import { reservedKeyIn } from '../schema/reserved-keys.js';
 import type { ImportRecord } from '../store/backup-records.js';
+import type { Stored } from '../store/import-rules.js';
 import { compileOrReject } from './compiled-agents.js';
 import { readLines, type Line } from './ndjson.js';
 
@@ -21,23 +33,30 @@ export const IMPORT_BATCH = 1000;
  */
 export const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 
-/** A backup file's bytes: its header, then `records` one a line, read only as fast as the reader takes them. */
+/**
+ * A backup file's bytes: its header, then `records` one a line, read only as fast as the reader
+ * takes them, then the trailer that counts them (a body that failed after its 200, or a file cut
+ * off later, lacks it).
+ */
 export function backupStream(records: AsyncIterable<BackupRecord>, exportedAt: string): ReadableStream<Uint8Array> {
   const iterator = records[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt };
   let text = `${JSON.stringify(header)}\n`;
+  let count = 0;
   return new ReadableStream<Uint8Array>({
     // pulled only as fast as the reader takes it, so a slow download never piles records up
     async pull(controller) {
       while (text.length < EXPORT_CHUNK) {
         const next = await iterator.next();
         if (next.done) {
-          if (text !== '') controller.enqueue(encoder.encode(text));
+          const trailer: BackupTrailer = { kind: 'end', records: count };
+          controller.enqueue(encoder.encode(`${text}${JSON.stringify(trailer)}\n`));
           controller.close();
           return;
         }
         text += `${JSON.stringify(next.value)}\n`;
+        count++;
       }
       controller.enqueue(encoder.encode(text));
       text = '';
@@ -50,10 +69,12 @@ export function backupStream(records: AsyncIterable<BackupRecord>, exportedAt: s
 
 function checkContentType(contentType: string | null): void {
   if (contentType === null) return;
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
-    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${contentType}")`);
+    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${clip(contentType, 200)}")`);
   }
+  const charset = otherCharset(parameters);
+  if (charset !== undefined) throw new ApiError('InvalidRequest', `a backup is UTF-8: send "charset=utf-8" or no charset (got charset "${clip(charset, 100)}")`);
 }
 
 const refused = (line: number, message: string) =>
@@ -74,10 +95,10 @@ function parseLine({ number, text }: Line): unknown {
 
 function firstIssue(error: ZodError): string {
   const issue = error.issues[0]!;
-  return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
+  return `${issue.path.length > 0 ? `${clipPath(formatPath(issue.path), 200)}: ` : ''}${issue.message}`;
 }
 
-function readHeader(line: Line | undefined): void {
+function readHeader(line: Line | undefined): BackupHeader {
   if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
   const parsed = backupHeaderSchema.safeParse(parseLine(line));
   if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
@@ -87,11 +108,12 @@ function readHeader(line: Line | undefined): void {
       `this backup is format version ${parsed.data.version}, written by a newer fuzzbox; this one reads version ${BACKUP_VERSION} and older: update fuzzbox to import it`,
     );
   }
+  return parsed.data;
 }
 
 /** A line as a record to store; definitions are compiled, so nothing the engine refuses gets in. */
-export function readRecord(line: Line): ImportRecord {
-  const parsed = backupRecordSchema.safeParse(parseLine(line));
+export function readRecord(line: Line, value: unknown = parseLine(line)): ImportRecord {
+  const parsed = backupRecordSchema.safeParse(value);
   if (!parsed.success) throw refused(line.number, firstIssue(parsed.error));
   const record = parsed.data;
   if (record.kind !== 'version' && record.kind !== 'agent') return record;
@@ -104,8 +126,17 @@ export function readRecord(line: Line): ImportRecord {
   return record.kind === 'version' ? { ...record, parsed_rules: parsedRules } : record;
 }
 
+/** A version-2 backup's trailer, checked against the `records` lines read before it. */
+function checkTrailer(line: Line, value: unknown, records: number): void {
+  const parsed = backupTrailerSchema.safeParse(value);
+  if (!parsed.success) throw refused(line.number, `not a backup trailer {"kind":"end","records":N}: ${firstIssue(parsed.error)}`);
+  if (parsed.data.records !== records) {
+    throw refused(line.number, `the trailer counts ${parsed.data.records} records, and ${records} came before it: lines are missing or were added; download the backup again (GET /export)`);
+  }
+}
+
 /** Stores a batch of records in the caller's account, one transaction. */
-export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<{ imported: number; unchanged: number }>;
+export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<Stored>;
 
 /**
  * A backup body (POST /import, POST /sync/push) read line by line as it streams in and stored by
@@ -116,7 +147,6 @@ export async function storeBackup(
   contentType: string | null,
   body: ReadableStream<Uint8Array> | null,
   store: StoreBatch,
-  inspect?: (record: ImportRecord) => void,
 ): Promise<ImportResult> {
   checkContentType(contentType);
   const lines = readLines(body, MAX_LINE_BYTES);
@@ -132,19 +162,35 @@ export async function storeBackup(
     batch = [];
     batchBytes = 0;
   };
+  let records = 0;
+  let trailer: Line | undefined;
   try {
-    readHeader((await lines.next()).value || undefined);
+    const { version } = readHeader((await lines.next()).value || undefined);
     result.lines = 1;
     for await (const line of lines) {
       result.lines = line.number;
       if (line.text.trim() === '') continue;
-      const record = readRecord(line);
-      inspect?.(record);
+      if (trailer) throw refused(line.number, `a line after the backup's last line (line ${trailer.number}, its trailer {"kind":"end",…}); send the file as GET /export wrote it`);
+      const value = parseLine(line);
+      if (version >= 2 && (value as { kind?: unknown } | null)?.kind === 'end') {
+        checkTrailer(line, value, records);
+        trailer = line;
+        continue;
+      }
+      const record = readRecord(line, value);
+      records++;
       batch.push({ line: line.number, record });
       batchBytes += line.text.length;
       if (batch.length === IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
+    // what came is stored first, as a refused line's earlier batches are: the whole file sent again skips it
     if (batch.length > 0) await flush();
+    if (version >= 2 && !trailer) {
+      throw refused(
+        result.lines + 1,
+        `the backup ends after line ${result.lines} without its last line {"kind":"end","records":…}: the file was cut off; download it again (GET /export)`,
+      );
+    }
   } catch (error) {
     throw partly(error, storedThrough);
   } finally {

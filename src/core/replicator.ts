@@ -1,6 +1,6 @@
 // A browser's side of sync (docs/SYNC.md): rounds of pull then push between the local store and
 // a fuzzbox server, in the background, never in a request's way.
-import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from '../schema/backup.js';
+import { BACKUP_FORMAT, CHANGES_VERSION, type BackupHeader } from '../schema/backup.js';
 import { autopilotLineSchema, type AutopilotLine, type SyncStatus } from '../schema/sync.js';
 import type { ImportRecord } from '../store/backup-records.js';
 import { newId, timestamp } from '../store/ids.js';
@@ -284,7 +284,7 @@ export class Replicator {
       const state = await this.#store.readSyncState(userID, this.#url);
       const page = await this.#store.readPushable(userID, state.push, this.#batchSize);
       if (page.records.length > 0) {
-        const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp() };
+        const header: BackupHeader = { format: BACKUP_FORMAT, version: CHANGES_VERSION, exportedAt: timestamp() };
         const body = `${[header, ...page.records].map((line) => JSON.stringify(line)).join('\n')}\n`;
         const query = new URLSearchParams({ replica: state.replica });
         const response = await this.#fetch(`${this.#url}sync/push?${query}`, {

@@ -12,6 +12,18 @@ export function standardDeviation(values: ArrayLike<number>): number {
   return Math.sqrt(sum / values.length);
 }
 
+/**
+ * The largest magnitude learning takes a metric value at: feedback beyond ±1e15 is clipped to it
+ * as learning reads it (the stored feedback keeps its value). Any finite number may be posted, but
+ * squares and weighted sums of values near 1e308 overflow to Infinity and NaN: intervals answered
+ * null and a proposal claimed a gain of 5.5e307 from ±1e308 noise. At 1e15 a square is 1e30, and
+ * the sums of any log, weighted by any density ratio autopilot's draws can give, stay finite.
+ */
+export const METRIC_LIMIT = 1e15;
+
+/** `value` clipped to ±METRIC_LIMIT (NaN stays NaN: no value). */
+export const clipMetric = (value: number) => (value > METRIC_LIMIT ? METRIC_LIMIT : value < -METRIC_LIMIT ? -METRIC_LIMIT : value);
+
 /** A metric value further than this many robust standard deviations from a median is pulled in to that bound (heavy tails). */
 export const HUBER_SPREADS = 5;
 

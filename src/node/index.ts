@@ -5,7 +5,8 @@ import { existsSync, statfsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService, type StorageManagerLike } from '../api/index.js';
+import { createFuzzyService, errorResponse, normaliseBasePath, spelledHeaderName, type FuzzyService, type StorageManagerLike } from '../api/index.js';
+import { ApiError, clip } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../store/postgres/sql.js';
@@ -108,6 +109,8 @@ export interface AccessLogEntry {
   /** the response's body bytes */
   bytes: number;
   remote: string | undefined;
+  /** the client closed the connection before the response's last byte; `status` is then 499 if no status line went out */
+  aborted?: true;
 }
 
 export interface ListenerOptions {
@@ -133,9 +136,11 @@ export function createRequestListener(service: Handler, options: ListenerOptions
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     const started = performance.now();
     const origin = allowedOrigin(options.cors, incoming.headers.origin);
+    // an answer that depends on the Origin says so to every cache, also where the origin is refused
+    const vary: OutgoingHttpHeaders = options.cors && options.cors.origins !== '*' ? { Vary: 'Origin' } : {};
     const corsHeaders: OutgoingHttpHeaders = origin
-      ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'X-Evaluation-ID, Location', Vary: 'Origin' }
-      : {};
+      ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'X-Evaluation-ID, Location', ...vary }
+      : vary;
     let bytes = 0;
     const write = outgoing.write.bind(outgoing);
     const end = outgoing.end.bind(outgoing);
@@ -156,29 +161,36 @@ export function createRequestListener(service: Handler, options: ListenerOptions
     if (options.log) {
       const log = options.log;
       outgoing.once('close', () => {
+        const aborted = !outgoing.writableFinished;
         log({
           time: new Date().toISOString(),
           method: incoming.method ?? '',
           path: (incoming.url ?? '').split('?')[0]!,
-          status: outgoing.statusCode,
+          // 499, "client closed request" (nginx's): no status went out, so none is reported as sent
+          status: aborted && !outgoing.headersSent ? 499 : outgoing.statusCode,
           ms: Math.round((performance.now() - started) * 10) / 10,
           bytes,
           remote: incoming.socket.remoteAddress,
+          ...(aborted ? { aborted } : {}),
         });
       });
     }
     if (options.cors && incoming.method === 'OPTIONS' && incoming.headers['access-control-request-method']) {
       // a preflight: answered here, the REST interface has no OPTIONS
-      outgoing.writeHead(origin ? 204 : 403, {
-        ...(origin
-          ? {
-              'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE',
-              'Access-Control-Allow-Headers': 'Authorization, Content-Type',
-              'Access-Control-Max-Age': '600',
-            }
-          : {}),
+      if (origin) {
+        outgoing.writeHead(204, {
+          'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE',
+          'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+          'Access-Control-Max-Age': '600',
+        });
+        outgoing.end();
+        return;
+      }
+      const refused = errorResponse(new ApiError('Forbidden', `origin ${JSON.stringify(clip(incoming.headers.origin ?? '', 200))} is not among the origins this server answers (its cors.origins)`));
+      void refused.text().then((text) => {
+        outgoing.writeHead(refused.status, { 'Content-Type': refused.headers.get('content-type')! });
+        outgoing.end(text);
       });
-      outgoing.end();
       return;
     }
     void fetchListener(incoming, outgoing);

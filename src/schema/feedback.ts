@@ -2,7 +2,18 @@ import { z } from 'zod';
 import { recordError } from './errors.js';
 import { recordID } from './evaluation.js';
 
-const metricMap = z
+/**
+ * The most feedback records one evaluation holds: listing an evaluation's feedback, and each
+ * evaluation's in GET /agent/:id/evaluation, stays bounded (50,000 on one made a 9 MB answer).
+ */
+export const MAX_FEEDBACK_PER_EVALUATION = 100;
+
+/** Why feedback on `reqID` is refused once it holds MAX_FEEDBACK_PER_EVALUATION. */
+export const feedbackFull = (reqID: string) =>
+  `evaluation "${reqID}" already has ${MAX_FEEDBACK_PER_EVALUATION} feedback records, the most one holds: post several metrics in one record, or outcomes of a new situation on a new evaluation`;
+
+/** Feedback's metrics, as POST /evaluation/:id/feedback and every backup and push line take them. */
+export const metricsSchema = z
   .record(
     z
       .string()
@@ -23,7 +34,7 @@ export const feedbackBodySchema = z.preprocess(
     typeof body === 'object' && body !== null && !Array.isArray(body) && isPlainObject((body as { data?: unknown }).data)
       ? (body as { data: unknown }).data
       : body,
-  metricMap,
+  metricsSchema,
 );
 
 function isPlainObject(value: unknown): boolean {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedDateSchema } from './dates.js';
 
 /** The most records one `GET /sync/pull` answers. */
 export const MAX_PULL_LIMIT = 5000;
@@ -22,7 +23,13 @@ export const checkpointSchema = z
 
 export const pullQuerySchema = z.object({
   checkpoint: checkpointSchema.optional(),
-  limit: z.coerce.number({ error: 'limit must be a whole number' }).int('limit must be a whole number').min(1).max(MAX_PULL_LIMIT).default(DEFAULT_PULL_LIMIT),
+  // digits only: Number() would also read "0x10", "1e3" and " 7 "
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { error: `limit must be a whole number from 1 to ${MAX_PULL_LIMIT}, in decimal digits` })
+    .transform(Number)
+    .pipe(z.number().min(1).max(MAX_PULL_LIMIT))
+    .default(DEFAULT_PULL_LIMIT),
 });
 
 /**
@@ -52,7 +59,7 @@ export const syncStatusSchema = z.object({
 });
 export type SyncStatus = z.infer<typeof syncStatusSchema>;
 
-const isoDate = z.iso.datetime({ precision: 3 });
+const isoDate = storedDateSchema;
 
 /**
  * A pull's line for autopilot's state of an agent (docs/SYNC.md, "Learning"): whether it is on,

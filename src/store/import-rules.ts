@@ -1,8 +1,12 @@
 // The one procedure by which a store takes backup records (POST /import) or another replica's
 // records (sync): what is refused, what counts as already stored, what is written. Each store
 // gives it its reads and writes (ImportTarget) inside one transaction; the decisions are here.
-import { ApiError } from '../schema/errors.js';
+import { range } from '../engine/variables.js';
+import { NARROWEST_SPREAD } from '../learn/policy.js';
 import type { BackupRecord } from '../schema/backup.js';
+import { laterThan } from '../schema/dates.js';
+import { ApiError } from '../schema/errors.js';
+import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../schema/feedback.js';
 import { agentLine, canonical, evaluationLine, feedbackLine, versionLine, type ImportRecord, type VersionLine } from './backup-records.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
 
@@ -17,6 +21,13 @@ export type ImportMode = 'restore' | 'merge';
 /** What became of one record: stored, or found stored as it is. */
 export type Outcome = 'imported' | 'unchanged';
 
+/** What an import or a merge stored: its counts, and the agents whose evaluations got new feedback (news for autopilot). */
+export interface Stored {
+  imported: number;
+  unchanged: number;
+  fedAgents: string[];
+}
+
 /** A stored version and whether it is retired (its agent was deleted). */
 export interface StoredVersion {
   version: VersionRecord;
@@ -30,6 +41,12 @@ export interface StoredVersion {
 export interface ImportTarget {
   /** The agent `id`, live or deleted (its tombstone). */
   readAgent(id: string): Promise<AgentRecord | DeletedAgentRecord | undefined>;
+  /**
+   * The agents `ids` stored, live or deleted, and the owners of the versions of those neither is
+   * stored for: deletions come by the thousand, and one read each held PGlite's one connection for
+   * seconds.
+   */
+  readAgents(ids: readonly string[]): Promise<{ agents: Array<AgentRecord | DeletedAgentRecord>; versionOwners: Map<string, string> }>;
   readVersion(id: string): Promise<StoredVersion | undefined>;
   /** Who owns the versions of agent `id` when neither it nor its tombstone is stored (a delete on a full disk leaves that). */
   versionOwner(agentID: string): Promise<string | undefined>;
@@ -42,8 +59,14 @@ export interface ImportTarget {
    * live here (`seq` is its number there): one past those stored, as far as the store numbers them.
    */
   numberHere(agentID: string, seq: number, retired: boolean): Promise<number>;
-  /** The caller's stored logs among `reqIDs`, and the stored feedback among `feedbackIDs` (anyone's). */
-  readStored(reqIDs: readonly string[], feedbackIDs: readonly string[]): Promise<{ logs: EvaluationRecord[]; feedback: FeedbackRecord[] }>;
+  /**
+   * The caller's stored logs among `reqIDs`, the stored feedback among `feedbackIDs` (anyone's),
+   * and how many feedback records each of those logs holds.
+   */
+  readStored(
+    reqIDs: readonly string[],
+    feedbackIDs: readonly string[],
+  ): Promise<{ logs: EvaluationRecord[]; feedback: FeedbackRecord[]; feedbackHeld: Map<string, number> }>;
   addVersion(version: VersionRecord, retired: boolean): Promise<void>;
   putAgent(agent: AgentRecord, added: boolean): Promise<void>;
   /** Takes the live agent `id` away (its tombstone is written next). */
@@ -71,7 +94,8 @@ export const sameVersion = (stored: VersionRecord, record: VersionLine) =>
  * latest version was set last (`updatedAt`, then the version id) wins, everywhere alike.
  */
 export const supersedes = (incoming: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>, stored: Pick<AgentRecord, 'updatedAt' | 'latestVersion'>) =>
-  incoming.updatedAt > stored.updatedAt || (incoming.updatedAt === stored.updatedAt && incoming.latestVersion > stored.latestVersion);
+  laterThan(incoming.updatedAt, stored.updatedAt) ||
+  (Date.parse(incoming.updatedAt) === Date.parse(stored.updatedAt) && incoming.latestVersion > stored.latestVersion);
 
 type Defined = Pick<VersionRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'>;
 
@@ -80,15 +104,32 @@ const sameDefinition = (a: Defined, b: Defined) =>
   canonical({ name: a.name, inputs: a.inputs, outputs: a.outputs, rules: a.rules, performance: a.performance, operators: a.operators }) ===
   canonical({ name: b.name, inputs: b.inputs, outputs: b.outputs, rules: b.rules, performance: b.performance, operators: b.operators });
 
+/** The highest density one output's draw can have: autopilot's narrowest spread, half its mass cut off at an end of the range. */
+const MAX_DRAW_DENSITY = 1 / (NARROWEST_SPREAD * Math.sqrt(2 * Math.PI)) / 0.5;
+
 /**
- * A name a log uses that its version does not define, said as "input "x" is not an input", or
- * undefined: GET /evaluation/:id recomputes the log's trace from that version.
+ * Why a log cannot be stored as a log of `version`, or undefined. Its names must be the version's
+ * (GET /evaluation/:id recomputes its trace from that version); its answers must lie in each
+ * output's range, as the engine's and autopilot's draws do; a density comes only with the answers
+ * it was drawn for and no higher than autopilot's draws make it. Learning pools every replica's
+ * logs: a forged crisp of 1e308 or a density of any size would skew every estimate.
  */
-export function nameNotIn(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned'>, version: VersionRecord): string | undefined {
+export function logRefusal(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density'>, version: Pick<VersionRecord, 'inputs' | 'outputs'>): string | undefined {
   const input = Object.keys(log.input).find((name) => !Object.hasOwn(version.inputs, name));
   if (input !== undefined) return `input "${input}" is not an input`;
-  const output = [...Object.keys(log.crisp), ...Object.keys(log.returned ?? {})].find((name) => !Object.hasOwn(version.outputs, name));
-  return output === undefined ? undefined : `output "${output}" is not an output`;
+  for (const [what, outputs] of [['crisp', log.crisp], ['returned', log.returned ?? {}]] as const) {
+    for (const [name, value] of Object.entries(outputs)) {
+      if (!Object.hasOwn(version.outputs, name)) return `output "${name}" is not an output`;
+      const [min, max] = range(version.outputs[name]!);
+      if (!(value >= min && value <= max)) return `${what} "${name}" is ${value}, outside the output's range [${min}, ${max}]`;
+    }
+  }
+  if (log.density !== undefined) {
+    const drawn = Object.keys(log.returned ?? {}).length;
+    if (drawn === 0) return 'a density comes only with the "returned" answers it was drawn for';
+    if (log.density > MAX_DRAW_DENSITY ** drawn) return `density ${log.density} is above what autopilot's draws of ${drawn} output${drawn === 1 ? '' : 's'} can have (${MAX_DRAW_DENSITY ** drawn})`;
+  }
+  return undefined;
 }
 
 /**
@@ -129,7 +170,7 @@ export async function importLines(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
   mode: ImportMode,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   const merging = mode === 'merge';
   const agents = new Map<string, AgentRecord | DeletedAgentRecord | undefined>();
   const versions = new Map<string, StoredVersion>();
@@ -150,14 +191,28 @@ export async function importLines(
   const stored = await target.readStored([...new Set(logIDs)], feedbackIDs);
   const logs = new Map(stored.logs.map((log) => [log.reqID, log]));
   const feedback = new Map(stored.feedback.map((record) => [record.id, record]));
+  const { feedbackHeld } = stored;
   const newLogs: EvaluationRecord[] = [];
   const newFeedback: FeedbackRecord[] = [];
+  const fedAgents = new Set<string>();
+  // the agents the batch's deletions name, read at once: nothing stored is remembered as such
+  const deletionIDs = [...new Set(lines.flatMap(({ record }) => (record.kind === 'deletion' ? [record.id] : [])))];
+  const versionOwners = new Map<string, string | undefined>();
+  if (deletionIDs.length > 0) {
+    const read = await target.readAgents(deletionIDs);
+    for (const id of deletionIDs) {
+      agents.set(id, undefined);
+      versionOwners.set(id, read.versionOwners.get(id));
+    }
+    for (const agent of read.agents) agents.set(agent.id, agent);
+  }
   // whose agent `id` is: its record's or tombstone's owner, else its versions' owner; the caller's when nothing of it is stored
-  const ownerOf = async (id: string, agent: { userID: string } | undefined) => agent?.userID ?? (await target.versionOwner(id)) ?? userID;
+  const ownerOf = async (id: string, agent: { userID: string } | undefined) =>
+    agent?.userID ?? (versionOwners.has(id) ? versionOwners.get(id) : await target.versionOwner(id)) ?? userID;
 
   const outcomes = await importEach(lines, importOne);
   await target.addLogsAndFeedback(newLogs, newFeedback);
-  return outcomes;
+  return { ...outcomes, fedAgents: [...fedAgents] };
 
   function importOne(record: ImportRecord, refuse: (message: string) => never): Outcome | Promise<Outcome> {
     switch (record.kind) {
@@ -199,7 +254,7 @@ export async function importLines(
       if (version?.version.userID !== userID || version.version.versionOf !== record.agentID) {
         refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
       }
-      const unknown = nameNotIn(record, version.version);
+      const unknown = logRefusal(record, version.version);
       if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
     }
     const { kind: _, ...fields } = record;
@@ -216,7 +271,17 @@ export async function importLines(
       if (same(feedbackLine(storedFeedback), record)) return 'unchanged';
       refuse(differs('feedback', record.id));
     }
-    if (!logs.has(record.evaluationLog)) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+    const log = logs.get(record.evaluationLog);
+    if (!log) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
+    const held = feedbackHeld.get(record.evaluationLog) ?? 0;
+    if (held >= MAX_FEEDBACK_PER_EVALUATION) {
+      // a backup's is refused; a merge leaves it out, since replicas that each kept to the bound
+      // may together pass it, and a refusal would stop their sync for good
+      if (!merging) refuse(feedbackFull(record.evaluationLog));
+      return 'unchanged';
+    }
+    feedbackHeld.set(record.evaluationLog, held + 1);
+    fedAgents.add(log.agentID);
     const { kind: _, ...fields } = record;
     const added: FeedbackRecord = { ...fields, userID };
     newFeedback.push(added);
@@ -308,7 +373,7 @@ export async function importLines(
     if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.id));
     if (agent && !isLive(agent)) {
       // two replicas deleted it: the earlier deletion stands everywhere
-      if (!merging || agent.deletedAt <= record.deletedAt) return 'unchanged';
+      if (!merging || !laterThan(agent.deletedAt, record.deletedAt)) return 'unchanged';
       const tombstone = { ...agent, deletedAt: record.deletedAt };
       await target.putTombstone(tombstone, false);
       agents.set(record.id, tombstone);

@@ -1,5 +1,5 @@
 import type { LogColumns } from '../learn/dataset.js';
-import { Moments } from '../learn/statistics.js';
+import { clipMetric, Moments } from '../learn/statistics.js';
 import type { AgentRecord, EvaluationRecord } from './records.js';
 
 /** What learning asks of an agent's log (docs/LEARNING.md, "What learning reads"). */
@@ -192,14 +192,15 @@ export class LearningLogBuilder {
 
 /**
  * One evaluation's feedback, oldest first, reduced to the latest value of each metric asked
- * (NaN where none carries it); every name posted goes to `names`.
+ * (NaN where none carries it), clipped to ±METRIC_LIMIT as all of learning reads it; every name
+ * posted goes to `names`.
  */
 export function latestValues(feedback: Iterable<{ readonly data: Readonly<Record<string, number>> }>, metrics: readonly string[], names: Set<string>): Float64Array {
   const values = new Float64Array(metrics.length).fill(NaN);
   for (const { data } of feedback) {
     for (const name of Object.keys(data)) names.add(name);
     metrics.forEach((metric, m) => {
-      if (Object.hasOwn(data, metric)) values[m] = data[metric]!;
+      if (Object.hasOwn(data, metric)) values[m] = clipMetric(data[metric]!);
     });
   }
   return values;

@@ -5,6 +5,7 @@ import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
 import type { ImportRecord } from './backup-records.js';
+import type { Stored } from './import-rules.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
@@ -165,14 +166,14 @@ export interface FuzzboxStore {
    * a record not stored (nor earlier in `lines`) or names another account's id is refused with a
    * ValidationError naming its line.
    */
-  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
+  importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<Stored>;
 
   /**
    * Sync: records of another replica of the account, merged by sync's rules (`ImportMode`
    * "merge") in one transaction, all or none; merging them again changes nothing. `replica`
    * names where they come from (its pulls leave them out).
    */
-  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string): Promise<{ imported: number; unchanged: number }>;
+  mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, replica?: string): Promise<Stored>;
 
   /**
    * Drops the evaluation logs (of every account) that `policy` does not keep, with their

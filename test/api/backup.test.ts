@@ -25,7 +25,8 @@ async function importText(service: TestService, apiKey: string, text: string) {
 }
 
 /** The records of a backup, without the header's time. */
-const recordsOf = (text: string) => text.trimEnd().split('\n').slice(1);
+/** A backup's records: the lines between its header and its trailer. */
+const recordsOf = (text: string) => text.trimEnd().split('\n').slice(1, -1);
 
 /** An account with everything a backup holds: versions, a deleted agent, singles, batches, explored answers, feedback. */
 async function seed(service: TestService, apiKey: string) {
@@ -51,7 +52,9 @@ describe('export', () => {
     const { type, text } = await exportText(t, key);
     expect(type).toBe('application/x-ndjson');
     const [header, ...lines] = text.trimEnd().split('\n').map((line) => JSON.parse(line));
-    expect(backupHeaderSchema.parse(header)).toEqual({ format: 'fuzzbox-backup', version: 1, exportedAt: expect.any(String) });
+    expect(backupHeaderSchema.parse(header)).toEqual({ format: 'fuzzbox-backup', version: 2, exportedAt: expect.any(String) });
+    // the last line counts the records between: a file cut off at a line boundary lacks it
+    expect(lines.pop()).toEqual({ kind: 'end', records: lines.length });
     const records = lines.map((line) => backupRecordSchema.parse(line));
     // the records themselves, exactly as parsed: no field added or dropped
     expect(records).toEqual(lines);
@@ -66,9 +69,11 @@ describe('export', () => {
     expect(recordsOf(theirs.text).some((line) => text.includes(line))).toBe(false);
   });
 
-  test('an empty account is the header alone', async () => {
+  test('an empty account is the header and a trailer counting no records', async () => {
     const { text } = await exportText(t, key);
-    expect(text.trimEnd().split('\n')).toHaveLength(1);
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1]!)).toEqual({ kind: 'end', records: 0 });
   });
 });
 
@@ -82,7 +87,7 @@ describe('import', () => {
       const imported = await importText(elsewhere, restoredKey, backup);
       expect(imported.status).toBe(200);
       const lines = recordsOf(backup).length;
-      expect(importResultSchema.parse(imported.body)).toEqual({ lines: lines + 1, imported: lines, unchanged: 0 });
+      expect(importResultSchema.parse(imported.body)).toEqual({ lines: lines + 2, imported: lines, unchanged: 0 });
       expect(recordsOf((await exportText(elsewhere, restoredKey)).text)).toEqual(recordsOf(backup));
       for (const path of ['agent', `agent/${seeded.kept}`, `agent/${seeded.kept}/version`, `agent/${seeded.gone}`, ...seeded.ids.slice(98).flatMap((id) => [`evaluation/${id}`, `evaluation/${id}/feedback`])]) {
         const [before, after] = [await t.call('GET', path, { key }), await elsewhere.call('GET', path, { key: restoredKey })];
@@ -102,7 +107,7 @@ describe('import', () => {
     const backup = (await exportText(t, key)).text;
     const lines = recordsOf(backup).length;
     const before = await t.snapshot();
-    expect((await importText(t, key, backup)).body).toEqual({ lines: lines + 1, imported: 0, unchanged: lines });
+    expect((await importText(t, key, backup)).body).toEqual({ lines: lines + 2, imported: 0, unchanged: lines });
     expect(await t.snapshot()).toBe(before);
     const fresh = await t.signup('fresh');
     const withFresh = await t.snapshot();
@@ -117,7 +122,9 @@ describe('import', () => {
     const seeded = await seed(t, key);
     const backup = (await exportText(t, key)).text;
     // the same logs under new agent, version and feedback ids (those are unique in the database)
-    const copy = backup.replace(/"(id|versionOf|agentID|versionID|latestVersion)":"([^"]+)"/g, '"$1":"copy-$2"');
+    // (feedback ids are UUIDs: a copy's differs in its first four digits)
+    const copyOf = (id: string) => (/^[0-9a-f]{8}-/.test(id) ? `c0de${id.slice(4)}` : `copy-${id}`);
+    const copy = backup.replace(/"(id|versionOf|agentID|versionID|latestVersion)":"([^"]+)"/g, (_, field: string, id: string) => `"${field}":"${copyOf(id)}"`);
     const other = await t.signup('other');
     const imported = await importText(t, other, copy);
     expect(imported.status).toBe(200);
@@ -125,7 +132,7 @@ describe('import', () => {
     const mine = (await t.call('GET', `evaluation/${single}/feedback`, { key })).body;
     const theirs = (await t.call('GET', `evaluation/${single}/feedback`, { key: other })).body;
     expect(mine.map((f: { data: unknown }) => f.data)).toEqual([{ stars: 3 }, { stars: 4 }]);
-    expect(theirs.map((f: { id: string }) => f.id)).toEqual(mine.map((f: { id: string }) => `copy-${f.id}`));
+    expect(theirs.map((f: { id: string }) => f.id)).toEqual(mine.map((f: { id: string }) => copyOf(f.id)));
     expect((await t.call('GET', `evaluation/${single}`, { key: other })).body.agentID).toBe(`copy-${seeded.kept}`);
     expect((await t.call('GET', `evaluation/${single}`, { key })).body.agentID).toBe(seeded.kept);
   });
@@ -135,14 +142,14 @@ describe('import', () => {
     const backup = (await exportText(t, key)).text;
     const lines = backup.trimEnd().split('\n');
     const before = await t.snapshot();
-    const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 2 }), ...lines.slice(1)].join('\n');
+    const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 3 }), ...lines.slice(1)].join('\n');
     const corrupt = [...lines.slice(0, 7), '{"kind": "evaluation", "reqID": ', ...lines.slice(7)].join('\n');
     const changed = lines.map((line) => (line.includes(seeded.ids[50]!) && line.includes('"kind":"evaluation"') ? line.replace('"crisp":{"tip":', '"crisp":{"tip":1') : line)).join('\n');
     const changedLine = lines.findIndex((line) => line.includes(seeded.ids[50]!)) + 1;
     const unknownKind = [...lines.slice(0, 3), '{"kind":"account","id":"x"}'].join('\n');
     const notABackup = '{"name": "an agent"}\n';
     for (const [text, line, message] of [
-      [newer, 1, /format version 2, written by a newer fuzzbox/],
+      [newer, 1, /format version 3, written by a newer fuzzbox/],
       [corrupt, 8, /not JSON/],
       [changed, changedLine, /differs from the stored evaluation/],
       [unknownKind, 4, /"kind" is version, agent, deletion, evaluation or feedback/],
@@ -278,7 +285,7 @@ describe('import', () => {
       const [, firstLog] = [lines[0], JSON.parse(lines[3]!)];
       expect((await fresh.call('GET', `evaluation/${firstLog.reqID}`, { key: freshKey })).body).toMatchObject({ input: firstLog.input, crisp: firstLog.crisp });
       const second = await importText(fresh, freshKey, backup);
-      expect(second.body).toEqual({ lines: lines.length, imported: lines.length - 1 - (2 * IMPORT_BATCH), unchanged: 2 * IMPORT_BATCH });
+      expect(second.body).toEqual({ lines: lines.length, imported: lines.length - 2 - (2 * IMPORT_BATCH), unchanged: 2 * IMPORT_BATCH });
       expect(recordsOf((await exportText(fresh, freshKey)).text)).toEqual(recordsOf(backup));
     } finally {
       await fresh.close();

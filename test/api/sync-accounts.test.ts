@@ -1,6 +1,7 @@
 // Sync never crosses accounts (docs/SYNC.md, "Accounts"): ids are global, so account B's push or
 // import naming account A's agent, version, log or feedback is refused with a 400 naming the
 // line and changes nothing; B's pulls, whatever checkpoint or replica it sends, hold only B's rows.
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupRecordSchema, type BackupRecord } from '../../src/schema/index.js';
 import { canonical } from '../../src/store/backup-records.js';
@@ -22,7 +23,7 @@ const body = (records: readonly unknown[]) => [header, ...records.map((record) =
 
 async function exportOf(apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 async function pull(query: string, apiKey: string) {
@@ -67,9 +68,9 @@ describe.each(['sync/push', 'import'])("account B's POST /%s naming account A's 
       ["a new version of A's agent", [{ ...version!, id: 'b-version-of-a', createdAt: later }]],
       ["A's version under its own id", [version]],
       ["a deletion of A's agent", [{ kind: 'deletion', id: agent.id, deletedAt: later }]],
-      ["a log of A's agent and version", [{ ...evaluation!, reqID: 'b-log-of-a' }]],
-      ["a log of B's own version naming A's agent", [{ ...evaluation!, reqID: 'b-log', agentID: agent.id, versionID: ownVersion.id }]],
-      ["feedback on A's log", [{ ...feedback!, id: 'b-feedback-on-a' }]],
+      ["a log of A's agent and version", [{ ...evaluation!, reqID: randomUUID() }]],
+      ["a log of B's own version naming A's agent", [{ ...evaluation!, reqID: randomUUID(), agentID: agent.id, versionID: ownVersion.id }]],
+      ["feedback on A's log", [{ ...feedback!, id: randomUUID() }]],
       ["A's feedback under its own id, on a log of B's", [{ ...evaluation!, agentID: own.agent.id, versionID: ownVersion.id, input: { service: 4 } }, feedback]],
     ];
     const before = await t.snapshot();
@@ -104,13 +105,13 @@ describe.each(['sync/push', 'import'])("account B's POST /%s naming account A's 
     const [evaluation] = of(own.records, 'evaluation');
     const before = await t.snapshot();
     for (const lines of [
-      [{ ...evaluation!, reqID: 'orphan', versionID: 'no-such-version' }],
-      [{ ...evaluation!, reqID: 'orphan', agentID: 'no-such-agent', versionID: 'no-such-version' }],
-      [{ kind: 'feedback', id: 'orphan-feedback', evaluationLog: 'no-such-log', data: { comfort: 1 }, createdAt: new Date().toISOString() }],
+      [{ ...evaluation!, reqID: randomUUID(), versionID: 'no-such-version' }],
+      [{ ...evaluation!, reqID: randomUUID(), agentID: 'no-such-agent', versionID: 'no-such-version' }],
+      [{ kind: 'feedback', id: randomUUID(), evaluationLog: randomUUID(), data: { comfort: 1 }, createdAt: new Date().toISOString() }],
     ]) {
       const response = await t.call('POST', path, { key: b, body: body(lines), headers: NDJSON });
       expect(response.status).toBe(400);
-      expect(response.body.message).toMatch(/^line 2: /);
+      expect(response.body.message).toMatch(/^line 2: .*must come on a line before it/);
       expect(await t.snapshot()).toBe(before);
     }
   });

@@ -27,7 +27,7 @@ const header = JSON.stringify({ format: 'fuzzbox-backup', version: 1, exportedAt
 
 async function exportOf(service: TestService, apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', service.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 const push = (records: readonly BackupRecord[], query = '') =>
@@ -128,10 +128,10 @@ describe('GET /sync/pull', () => {
     const data = Object.fromEntries(Array.from({ length: 175_000 }, (_, i) => [`m${i}`, i % 7]));
     const createdAt = new Date().toISOString();
     for (let i = 0; i < 10; i += 2) {
-      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `big-${n}`, evaluationLog: logs[0], data, createdAt }));
+      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `b16f0000-0000-4000-8000-${String(n).padStart(12, '0')}`, evaluationLog: logs[0], data, createdAt }));
       expect((await push(pair)).status).toBe(200);
     }
-    const bigLine = JSON.stringify({ kind: 'feedback', id: 'big-0', evaluationLog: logs[0], data, createdAt }).length;
+    const bigLine = JSON.stringify({ kind: 'feedback', id: 'b16f0000-0000-4000-8000-000000000000', evaluationLog: logs[0], data, createdAt }).length;
     expect(bigLine).toBeGreaterThan(1.8 * 1024 * 1024);
     const seen: BackupRecord[] = [];
     const answers: number[] = [];
@@ -150,7 +150,7 @@ describe('GET /sync/pull', () => {
     expect(answers.length).toBeGreaterThanOrEqual(3);
     for (const bytes of answers) expect(bytes).toBeLessThan(PULL_BYTES + bigLine + 1024);
     expect(seen.map(canonical).sort()).toEqual((await exportOf(t, key)).map(canonical).sort());
-    expect(seen.filter((record) => record.kind === 'feedback' && record.id.startsWith('big-'))).toHaveLength(10);
+    expect(seen.filter((record) => record.kind === 'feedback' && record.id.startsWith('b16f0000-'))).toHaveLength(10);
   });
 
   test('pages every change after a checkpoint; a replayed page is the same; bad queries are 400', async () => {

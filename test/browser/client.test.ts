@@ -103,13 +103,13 @@ describe('FuzzyClient', () => {
     const backup = await client.downloadBackup();
     expect(backup.type).toBe('application/x-ndjson');
     const text = await backup.text();
-    expect(text.split('\n')[0]).toMatch(/^\{"format":"fuzzbox-backup","version":1,/);
+    expect(text.split('\n')[0]).toMatch(/^\{"format":"fuzzbox-backup","version":2,/);
     const lines = text.trimEnd().split('\n').length;
-    // into its own account: all of it is there already
-    expect(await client.restoreBackup(backup)).toEqual({ lines, imported: 0, unchanged: lines - 1 });
-    expect(await client.restoreBackup(backup.stream())).toEqual({ lines, imported: 0, unchanged: lines - 1 });
-    expect(await client.restoreBackup(text)).toEqual({ lines, imported: 0, unchanged: lines - 1 });
-    const refused = await failure(client.restoreBackup(text.replace('"version":1', '"version":99')));
+    // into its own account (every line but the header and the trailer is a record): all of it is there already
+    expect(await client.restoreBackup(backup)).toEqual({ lines, imported: 0, unchanged: lines - 2 });
+    expect(await client.restoreBackup(backup.stream())).toEqual({ lines, imported: 0, unchanged: lines - 2 });
+    expect(await client.restoreBackup(text)).toEqual({ lines, imported: 0, unchanged: lines - 2 });
+    const refused = await failure(client.restoreBackup(text.replace('"version":2', '"version":99')));
     expect(refused.status).toBe(400);
     expect(refused.message).toMatch(/^line 1: .*newer fuzzbox/);
     expect((await client.getStorage()).counts).toMatchObject({ evaluations: 2, feedback: 1 });

@@ -96,7 +96,7 @@ test('an agent deleted on a full disk goes into a backup as a deletion with its 
   expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
   restore();
   const backup = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
-  const lines = backup.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line));
+  const lines = backup.trimEnd().split('\n').slice(1, -1).map((line) => JSON.parse(line));
   expect(lines.map((line) => [line.kind, line.retired])).toEqual([['version', true], ['deletion', undefined], ['evaluation', undefined]]);
   expect(lines[1]).toEqual({ kind: 'deletion', id: agent.id, deletedAt: lines[0].createdAt });
 

@@ -144,9 +144,9 @@ export async function exported(handle: (request: Request) => Promise<Response>, 
 /** An export's text as `exported` gives it: the records after the header, without what each store numbers, sorted. */
 export function exportRecords(text: string): string[] {
   return text
+    .trimEnd()
     .split('\n')
-    .slice(1)
-    .filter((line) => line !== '')
+    .slice(1, -1) // between the header and the trailer
     .map((line) => {
       const { seq: _seq, versionCount: _count, ...record } = JSON.parse(line) as Record<string, unknown>;
       return JSON.stringify(record);

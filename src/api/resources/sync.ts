@@ -1,6 +1,6 @@
 // Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
 // checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
-import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
+import { BACKUP_FORMAT, CHANGES_VERSION } from '../../schema/backup.js';
 import { ApiError, docsURL, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
@@ -31,7 +31,7 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
     );
   }
   const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
-  const header: PullHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
+  const header: PullHeader = { format: BACKUP_FORMAT, version: CHANGES_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
   const text = [header, ...page.records].map((line) => JSON.stringify(line)).join('\n');
   return new Response(`${text}\n`, { headers: { 'Content-Type': NDJSON } });
 }
@@ -43,19 +43,15 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
  */
 export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
   const replica = replicaOf(url);
-  let feedback = false;
-  const result = await storeBackup(
-    request.headers.get('content-type'),
-    request.body,
-    (batch) => service.store.mergeRecords(userID, batch, replica),
-    (record) => void (feedback ||= record.kind === 'feedback'),
-  );
-  // autopilot runs on the server over every replica's data: new feedback is news for its agents
-  if (feedback && result.imported > 0) {
-    for (const agent of await service.store.listAgents(userID)) {
-      if (agent.performance) service.autopilot.nudge(userID, agent.id, true);
-    }
-  }
+  const fed = new Set<string>();
+  const result = await storeBackup(request.headers.get('content-type'), request.body, async (batch) => {
+    const stored = await service.store.mergeRecords(userID, batch, replica);
+    for (const agentID of stored.fedAgents) fed.add(agentID);
+    return stored;
+  });
+  // autopilot runs on the server over every replica's data: new feedback is news for the agents
+  // it is on, and only for those (an account's other agents have nothing new to learn from)
+  for (const agentID of fed) service.autopilot.nudge(userID, agentID, true);
   return json(result);
 }
 

@@ -1,7 +1,9 @@
 import { Dexie } from 'dexie';
 import type { BackupRecord } from '../../schema/backup.js';
+import { laterThan } from '../../schema/dates.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
-import { importLines as importBy, type ImportMode, type ImportTarget } from '../import-rules.js';
+import { importLines as importBy, type ImportMode, type ImportTarget, type Stored } from '../import-rules.js';
+import { feedbackOfGroup } from './feedback.js';
 import { putAgent, versionsOf } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
 import { idPrefix } from '../ids.js';
@@ -51,7 +53,7 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
     if (await db.agents.get(version.versionOf)) continue;
     yield versionLine(version, true);
     const latest = deletedAt.get(version.versionOf);
-    if (latest === undefined || version.createdAt > latest) deletedAt.set(version.versionOf, version.createdAt);
+    if (latest === undefined || laterThan(version.createdAt, latest)) deletedAt.set(version.versionOf, version.createdAt);
   }
   for (const [id, at] of deletedAt) yield deletionLine({ id, userID, deletedAt: at });
 
@@ -60,7 +62,9 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
     const lower = after ?? [userID, Dexie.minKey, Dexie.minKey];
     const groups: LogGroupRecord[] = await db.logGroups
       .where('[userID+agentID+seq]')
-      .between(lower, [userID, Dexie.maxKey, Dexie.maxKey], after === undefined, true)
+      // [userID, maxKey] sorts after every [userID, agentID, seq]; one key never holds the one
+      // Dexie.maxKey object twice (IndexedDB refuses a key that repeats an object: DataError)
+      .between(lower, [userID, Dexie.maxKey], after === undefined, true)
       .limit(GROUP_PAGE)
       .toArray();
     for (const group of groups) yield* logsOf(group).map(evaluationLine);
@@ -83,7 +87,7 @@ export function importRecords(
   db: FuzzboxDatabase,
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   // an async scope: Dexie follows native awaits (in importLines too) only from one
   return db.transaction('rw', importTables(db), async () => importLines(db, userID, lines, 'restore'));
 }
@@ -98,7 +102,7 @@ export function importLines(
   userID: string,
   lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
   mode: ImportMode,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   return importBy(importTarget(db, userID, mode === 'merge'), userID, lines, mode);
 }
 
@@ -108,6 +112,17 @@ function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): Im
   const groupOfLog = new Map<string, number>();
   return {
     readAgent: async (id) => (await db.agents.get(id)) ?? (await db.deletedAgents.get(id)),
+    async readAgents(ids) {
+      const [live, deleted] = [await db.agents.bulkGet([...ids]), await db.deletedAgents.bulkGet([...ids])];
+      const agents = ids.flatMap((_, i) => (live[i] ?? deleted[i] ? [live[i] ?? deleted[i]!] : []));
+      const versionOwners = new Map<string, string>();
+      for (const [i, id] of ids.entries()) {
+        if (live[i] || deleted[i]) continue;
+        const owner = (await versionsOf(db, id).first())?.userID;
+        if (owner !== undefined) versionOwners.set(id, owner);
+      }
+      return { agents, versionOwners };
+    },
     async readVersion(id) {
       const live = await db.versions.get(id);
       if (live) return { version: live, retired: false };
@@ -134,7 +149,12 @@ function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): Im
         }
       }
       const feedback = feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf([...feedbackIDs]).toArray() : [];
-      return { logs, feedback };
+      // an evaluation's feedback is among its group's: each group read once
+      const feedbackHeld = new Map<string, number>();
+      for (const seq of new Set(groupOfLog.values())) {
+        for (const record of await feedbackOfGroup(db, userID, seq)) feedbackHeld.set(record.evaluationLog, (feedbackHeld.get(record.evaluationLog) ?? 0) + 1);
+      }
+      return { logs, feedback, feedbackHeld };
     },
     addVersion: async (version, retired) => void (await (retired ? db.retiredVersions : db.versions).add(version)),
     putAgent: (agent, added) => putAgent(db, agent, { add: added }),

@@ -1,3 +1,5 @@
+import { ApiError } from '../../schema/errors.js';
+import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../../schema/feedback.js';
 import type { FuzzboxDatabase } from './database.js';
 import { requireGroup } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
@@ -7,6 +9,9 @@ import type { FeedbackRecord } from '../records.js';
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {
   return db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
     const group = await requireGroup(db, userID, feedback.evaluationLog);
+    if ((await feedbackOfLog(db, userID, group.seq!, feedback.evaluationLog)).length >= MAX_FEEDBACK_PER_EVALUATION) {
+      throw new ApiError('Conflict', feedbackFull(feedback.evaluationLog));
+    }
     await db.feedback.add({ ...feedback, userID, logGroup: group.seq! });
     await applyTallies(db, count(new Map(), userID, 0, 1));
     return group.agentID;

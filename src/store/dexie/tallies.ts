@@ -54,7 +54,8 @@ export function readTally(db: FuzzboxDatabase, userID: string): Promise<{ evalua
     const [, feedback] = await Promise.all([
       db.logGroups
         .where('[userID+agentID+seq]')
-        .between([userID, Dexie.minKey, Dexie.minKey], [userID, Dexie.maxKey, Dexie.maxKey])
+        // [userID, maxKey] sorts after every [userID, agentID, seq]: a key never holds Dexie.maxKey's one object twice
+        .between([userID, Dexie.minKey, Dexie.minKey], [userID, Dexie.maxKey])
         .each((group) => void (evaluations += group.keys.length)),
       db.feedback.where('[userID+seq]').between([userID, Dexie.minKey], [userID, Dexie.maxKey]).count(),
     ]);

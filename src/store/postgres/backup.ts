@@ -2,7 +2,7 @@
 // imported by the same rules (src/store/import-rules.ts), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
-import { importLines, type ImportMode, type ImportTarget } from '../import-rules.js';
+import { importLines, type ImportMode, type ImportTarget, type Stored } from '../import-rules.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import { AGENT, EVALUATION, FEEDBACK, insertAgentRow, json, present, updateAgentRow, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
@@ -93,7 +93,7 @@ export async function importRecords(
   mode: ImportMode = 'restore',
   /** the replica a merge's records come from: its pulls leave them out */
   origin: string | null = null,
-): Promise<{ imported: number; unchanged: number }> {
+): Promise<Stored> {
   // One import or merge per account at a time, till this transaction ends: each checks what is
   // stored before it writes, so two at once of the same records (a push sent again while the
   // first is still running, two tabs) would each find nothing and collide. Other accounts and
@@ -104,6 +104,11 @@ export async function importRecords(
 
 /** The import's reads and writes in PostgreSQL; what a merge writes is marked with the replica it came from. */
 function importTarget(sql: Queryable, userID: string, origin: string | null): ImportTarget {
+  // New tombstones, and the agents whose versions they retire, are written at the end, in one
+  // statement each: a push of thousands of deletions took five statements a line, and on PGlite
+  // every other request waits for its one connection.
+  const tombstones = new Map<string, DeletedAgentRecord>();
+  const retiring = new Set<string>();
   const firstVersionOf = (agentID: string, more: string, params: unknown[] = []) =>
     one<{ id: string; seq: number; userID: string }>(sql, `SELECT id, seq, user_id AS "userID" FROM versions WHERE version_of = $1 ${more} LIMIT 1`, [agentID, ...params]);
   return {
@@ -117,6 +122,20 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
       return { version, retired };
     },
     versionOwner: async (agentID) => (await firstVersionOf(agentID, ''))?.userID,
+    async readAgents(ids) {
+      const named = JSON.stringify(ids);
+      const live = await sql.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE id IN (SELECT json_array_elements_text($1::json))`, [named]);
+      const deleted = await sql.query<DeletedAgentRecord>(
+        `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id IN (SELECT json_array_elements_text($1::json))`,
+        [named],
+      );
+      // an agent's versions are all one account's: one version each tells whose
+      const owners = await sql.query<{ agentID: string; userID: string }>(
+        `SELECT DISTINCT ON (version_of) version_of AS "agentID", user_id AS "userID" FROM versions WHERE version_of IN (SELECT json_array_elements_text($1::json))`,
+        [named],
+      );
+      return { agents: [...live.rows.map((row) => present(row)), ...deleted.rows], versionOwners: new Map(owners.rows.map((row) => [row.agentID, row.userID])) };
+    },
     // versions are numbered uniquely per agent, retired ones too
     versionFrom: (agentID, seq) => firstVersionOf(agentID, 'AND seq >= $2 ORDER BY seq', [seq]),
     numberTaken: async (agentID, seq) => (await firstVersionOf(agentID, 'AND seq = $2', [seq])) !== undefined,
@@ -130,7 +149,12 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
       const feedback = await sql.query<FeedbackRecord>(`SELECT ${FEEDBACK} FROM feedback WHERE id IN (SELECT json_array_elements_text($1::json))`, [
         JSON.stringify(feedbackIDs),
       ]);
-      return { logs: logs.rows.map((row) => present(row)), feedback: feedback.rows };
+      const held = await sql.query<{ reqID: string; count: number }>(
+        `SELECT evaluation_log AS "reqID", count(*)::int AS count FROM feedback
+         WHERE user_id = $1 AND evaluation_log IN (SELECT json_array_elements_text($2::json)) GROUP BY evaluation_log`,
+        [userID, JSON.stringify(reqIDs)],
+      );
+      return { logs: logs.rows.map((row) => present(row)), feedback: feedback.rows, feedbackHeld: new Map(held.rows.map((row) => [row.reqID, row.count])) };
     },
     async addVersion(version, retired) {
       await sql.query(
@@ -142,12 +166,22 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
     },
     putAgent: (agent, added) => (added ? insertAgentRow(sql, agent) : updateAgentRow(sql, agent)),
     removeAgent: async (id) => void (await sql.query('DELETE FROM agents WHERE id = $1', [id])),
-    retireVersionsOf: async (agentID) => void (await sql.query('UPDATE versions SET retired = true WHERE version_of = $1', [agentID])),
-    async putTombstone({ id, userID: owner, deletedAt }, added) {
-      if (added) await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [id, owner, deletedAt]);
-      else await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [id, deletedAt]);
+    retireVersionsOf: async (agentID) => void retiring.add(agentID),
+    async putTombstone(tombstone, added) {
+      if (added || tombstones.has(tombstone.id)) tombstones.set(tombstone.id, tombstone);
+      else await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [tombstone.id, tombstone.deletedAt]);
     },
     async addLogsAndFeedback(logs, feedback) {
+      if (retiring.size > 0) {
+        await sql.query('UPDATE versions SET retired = true WHERE version_of IN (SELECT json_array_elements_text($1::json))', [JSON.stringify([...retiring])]);
+      }
+      if (tombstones.size > 0) {
+        await sql.query(
+          `INSERT INTO deleted_agents (id, user_id, deleted_at)
+           SELECT t->>'id', t->>'userID', t->>'deletedAt' FROM json_array_elements($1::json) WITH ORDINALITY AS batch(t, position) ORDER BY position`,
+          [JSON.stringify([...tombstones.values()])],
+        );
+      }
       if (logs.length > 0) {
         await sql.query(
           `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace, sync_origin)

@@ -1,5 +1,6 @@
 // The server's side of sync (docs/SYNC.md): an account's records in the order they last
 // changed, from the feed columns of migration 3.
+import { ApiError } from '../../schema/errors.js';
 import type { AutopilotLine } from '../../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup-records.js';
 import type { AgentRecord, AutopilotRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
@@ -95,6 +96,18 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
   const { rows } = await sql.query<{ horizon: string }>(placeable[0]!.yes ? HORIZON : SERVER_HORIZON);
   const horizon = rows[0]!.horizon;
   const from = checkpoint === undefined ? { tx: 0n, kind: 0, seq: -1n } : parse(checkpoint);
+  // every checkpoint handed out names a transaction older than the horizon then, and so than the
+  // next transaction id now; one past that is from another database (one restored from a backup
+  // starts its ids over), and pulling from it would answer nothing, ever
+  if (from.tx >= BigInt(horizon)) {
+    const { rows: next } = await sql.query<{ next: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next');
+    if (from.tx >= BigInt(next[0]!.next)) {
+      throw new ApiError(
+        'InvalidRequest',
+        `checkpoint "${checkpoint}" is past every change this server has made: it is another database's (this one may have been restored from a backup); pull again without ?checkpoint= to start from the beginning`,
+      );
+    }
+  }
   const found: Array<{ at: Position; bytes: number; record: SyncRecord | undefined }> = [];
   for (const [kind, { table, columns, pushed, line }] of kinds.entries()) {
     const seq = kind < from.kind ? AFTER_ALL : kind > from.kind ? '-1' : String(from.seq);

@@ -1,5 +1,6 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
+import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../../schema/feedback.js';
 import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED } from '../versions.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
@@ -405,6 +406,10 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
   addFeedback(userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {
     return this.#db.transaction(async (sql) => {
       const { agentID } = await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
+      // the log's row locked: two posts at once count one after the other
+      await sql.query('SELECT 1 FROM evaluations WHERE user_id = $1 AND req_id = $2 FOR UPDATE', [userID, feedback.evaluationLog]);
+      const { rows } = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM feedback WHERE user_id = $1 AND evaluation_log = $2', [userID, feedback.evaluationLog]);
+      if (rows[0]!.count >= MAX_FEEDBACK_PER_EVALUATION) throw new ApiError('Conflict', feedbackFull(feedback.evaluationLog));
       await sql.query('INSERT INTO feedback (id, user_id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
         feedback.id,
         userID,
