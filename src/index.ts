@@ -1,6 +1,6 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
 export { createFuzzyService, type FuzzyServiceOptions } from './service.js';
-export type { FuzzyService, OptimizeProgress, StorageManagerLike, SyncControl, SyncEvent, SyncOptions, FetchLike } from './api/index.js';
+export type { FuzzyService, ServiceOptions, OptimizeProgress, StorageManagerLike, SyncControl, SyncEvent, SyncOptions, FetchLike } from './api/index.js';
 export * from './engine/index.js';
 export type {
   Agent,

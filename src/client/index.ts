@@ -25,6 +25,7 @@ export type {
   AgentVersion,
   AutopilotGain,
   AutopilotState,
+  ErrorName,
   EvaluationEntry,
   EvaluationList,
   EvaluationLog,
@@ -41,5 +42,6 @@ export type {
   ServiceInfo,
   StorageStatus,
   Trial,
+  VersionOrigin,
   VersionSummary,
 } from '../schema/index.js';
