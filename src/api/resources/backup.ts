@@ -6,7 +6,7 @@ import type { ImportRecord } from '../../store/backup.js';
 import { compileOrReject } from '../compiled-agents.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { reservedKeyIn } from '../body.js';
+import { bodyStream, reservedKeyIn } from '../body.js';
 import { readLines, type Line } from '../ndjson.js';
 
 export const NDJSON = 'application/x-ndjson';
@@ -120,7 +120,7 @@ export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) 
  */
 export async function storeBackup(request: Request, store: StoreBatch, inspect?: (record: ImportRecord) => void): Promise<ImportResult> {
   checkContentType(request.headers.get('content-type'));
-  const lines = readLines(request.body, MAX_LINE_BYTES);
+  const lines = readLines(await bodyStream(request), MAX_LINE_BYTES);
   const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
   let batch: Array<{ line: number; record: ImportRecord }> = [];
   let batchBytes = 0;
