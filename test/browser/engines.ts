@@ -5,8 +5,8 @@
 // cross-engine tests need: open pages, run a function in a page, size the viewport, restart on a
 // profile where the engine keeps one. Tests that need one engine's own protocol (CDP) use
 // playwright-core directly through chromium.ts.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,29 @@ export interface Engine {
   readonly persistentProfiles: boolean;
   /** A browser on a fresh profile, or on `profile` (a folder) when the engine keeps profiles. */
   launch(profile?: string): Promise<EngineSession>;
+  /**
+   * The browser itself showing `url` on a new profile in a temporary folder, with no automation
+   * protocol attached (nothing a debugger charges for): for benchmarks whose page reports on its own.
+   */
+  open(url: string): Promise<{ close(): Promise<void> }>;
+  /** The browser's own version string. */
+  version(): string;
 }
+
+/** Starts `command` in a process group of its own on a new temporary profile folder; close() ends the group and removes the folder. */
+function openDetached(command: string, args: (profile: string) => string[], env: (profile: string) => NodeJS.ProcessEnv = () => ({})) {
+  const profile = mkdtempSync(join(tmpdir(), 'fuzzbox-browser-'));
+  const child = spawnGroup(command, args(profile), { ...process.env, ...env(profile) });
+  return Promise.resolve({
+    close: async () => {
+      await endGroup(child);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  });
+}
+
+const versionOf = (command: string, args: string[]) =>
+  execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
 const firefoxPath = () => process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const webkitDriverPath = () => process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
@@ -101,6 +123,8 @@ const chromiumEngine: Engine = {
       },
     };
   },
+  open: (url) => openDetached(chromiumPath(), (profile) => [...chromiumArgs, '--headless', `--user-data-dir=${profile}`, url]),
+  version: () => versionOf(chromiumPath(), ['--version']),
 };
 
 const firefoxEngine: Engine = {
@@ -132,6 +156,19 @@ const firefoxEngine: Engine = {
       close: () => browser.close(),
     };
   },
+  open: (url) =>
+    openDetached(required(firefoxPath(), 'Firefox ESR'), (profile) => {
+      // no first-run pages, update checks or telemetry pings beside the page measured
+      writeFileSync(
+        join(profile, 'user.js'),
+        ['browser.shell.checkDefaultBrowser', 'browser.aboutwelcome.enabled', 'datareporting.policy.dataSubmissionEnabled', 'toolkit.telemetry.enabled', 'app.update.auto']
+          .map((pref) => `user_pref("${pref}", false);`)
+          .concat('user_pref("browser.startup.homepage_override.mstone", "ignore");')
+          .join('\n'),
+      );
+      return ['--headless', '--no-remote', '--profile', profile, url];
+    }),
+  version: () => versionOf(firefoxPath(), ['--version']),
 };
 
 /** A free TCP port on 127.0.0.1, for a driver that cannot be told to pick one. */
@@ -144,6 +181,26 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Process groups started here and not ended yet: ended when this process exits, even when a test crashed it. */
+const groups = new Set<number>();
+process.once('exit', () => {
+  for (const group of groups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** `spawn` in a process group of its own, ended with this process at the latest. */
+function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const child = spawn(command, args, { detached: true, stdio: 'ignore', env });
+  groups.add(child.pid!);
+  child.once('exit', () => groups.delete(child.pid!));
+  return child;
 }
 
 /** Ends a process started detached, and its children (xvfb-run's Xvfb and driver, the driver's browser). */
@@ -255,10 +312,7 @@ const webkitEngine: Engine = {
     required('/usr/bin/xvfb-run', 'xvfb-run (xvfb)');
     const port = await freePort();
     // its own X display (-a picks a free one), its own process group so close() ends all of it
-    const driver = spawn('/usr/bin/xvfb-run', ['-a', '-s', '-screen 0 1920x1200x24', driverPath, `--port=${port}`], {
-      detached: true,
-      stdio: 'ignore',
-    });
+    const driver = spawnGroup('/usr/bin/xvfb-run', ['-a', '-s', '-screen 0 1920x1200x24', driverPath, `--port=${port}`]);
     const base = `http://127.0.0.1:${port}`;
     try {
       await poll(async () => (await fetch(`${base}/status`).catch(() => undefined))?.ok === true, 20_000, 'WebKitWebDriver to listen');
@@ -306,6 +360,14 @@ const webkitEngine: Engine = {
       throw error;
     }
   },
+  // MiniBrowser keeps its data under the XDG folders: a temporary profile, on disk as a user's would be
+  open: (url) =>
+    openDetached(
+      '/usr/bin/xvfb-run',
+      () => ['-a', '-s', '-screen 0 1280x1024x24', required(miniBrowserPath(), "WebKitGTK's MiniBrowser (webkit2gtk-driver)"), url],
+      (profile) => ({ XDG_DATA_HOME: join(profile, 'data'), XDG_CACHE_HOME: join(profile, 'cache'), XDG_CONFIG_HOME: join(profile, 'config') }),
+    ),
+  version: () => `WebKitGTK ${versionOf('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'])}`,
 };
 
 export const engines: readonly Engine[] = [chromiumEngine, firefoxEngine, webkitEngine];
