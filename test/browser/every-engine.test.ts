@@ -1,6 +1,7 @@
 // The same scenario in Chromium, Firefox ESR and WebKitGTK (test/browser/engines.ts): the REST
 // interface answered by the worker (every body-reading route, the 1 MiB bound, export and import),
-// a second tab, `fuzzbox/client`, persistence across a browser restart where the engine keeps a
+// a second tab, `fuzzbox/client`, sync with `fuzzbox serve` (on PGlite, in this process),
+// persistence across a browser restart where the engine keeps a
 // profile, the demo started with its server gone under `vite preview`, and the demo's layout on a
 // desktop and a phone. What needs one engine's own protocol (stopping workers, lowering the quota,
 // the network switched off) runs in Chromium only, in the other files of this folder.
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { preview } from 'vite';
+import { serve, type FuzzboxServer } from '../../src/node/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enginesToTest, type EnginePage, type EngineSession } from './engines.js';
 import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
@@ -67,6 +69,21 @@ async function seed(page: EnginePage) {
   expect(feedback.status).toBe(200);
   return { key, agentID: agent.body.id as string, ids };
 }
+
+/** One `fuzzbox serve` on PGlite for every engine's sync test (each its own account): PGlite takes seconds to open. */
+let syncServerStarted: { server: Promise<FuzzboxServer>; dataDir: string } | undefined;
+function syncServer(): Promise<FuzzboxServer> {
+  if (!syncServerStarted) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fuzzbox-every-engine-serve-'));
+    syncServerStarted = { dataDir, server: serve({ port: 0, dataDir, cors: { origins: '*' } }) };
+  }
+  return syncServerStarted.server;
+}
+afterAll(async () => {
+  if (!syncServerStarted) return;
+  await (await syncServerStarted.server).close(0);
+  rmSync(syncServerStarted.dataDir, { recursive: true, force: true });
+});
 
 for (const engine of enginesToTest()) {
   describe(engine.label, () => {
@@ -208,6 +225,52 @@ for (const engine of enginesToTest()) {
       } finally {
         await page.close();
         await demo.close();
+      }
+    });
+
+    it('syncs through the worker with fuzzbox serve: what the browser logs reaches the server, a version made there reaches the browser', { timeout: 120_000 }, async () => {
+      const site = await startFixtureServer(); // an origin of its own: the worker keeps sync settings per origin
+      const remote = await syncServer();
+      const page = await session.newPage();
+      try {
+        const { apiKey } = await remote.createAccount('every engine');
+        const onServer = (method: string, path: string, body?: unknown) =>
+          remote.handle(new Request(new URL(path, remote.url), {
+            method,
+            headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          })).then(async (response) => ({ status: response.status, body: await response.json() }));
+        await page.goto(`${site.origin}/`);
+        await page.waitFor(() => 'fuzzbox' in window);
+        const fromBrowser = await page.evaluate(async ({ url, apiKey, fanAgent }) => {
+          const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', { sync: { url, apiKey, interval: 3_600_000 } });
+          Object.assign(window, { worker });
+          const send = (method: string, path: string, body?: unknown) =>
+            fetch(path, { method, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+          const agent = await (await send('POST', '/agent', fanAgent)).json();
+          const ids: string[] = [];
+          for (let i = 0; i < 20; i++) ids.push((await send('POST', `/agent/${agent.id}`, { temperature: i })).headers.get('X-Evaluation-ID')!);
+          await send('POST', `/evaluation/${ids[0]}/feedback`, { stars: 5 });
+          const status = await worker.sync.now();
+          return { agentID: agent.id as string, ids, pending: status?.pending, lastError: status?.lastError };
+        }, { url: remote.url, apiKey, fanAgent });
+        expect(fromBrowser).toMatchObject({ pending: 0, lastError: null });
+
+        const logs = await onServer('GET', `agent/${fromBrowser.agentID}/evaluation?limit=100`);
+        expect(logs.body.evaluations.map((entry: { reqID: string }) => entry.reqID).sort()).toEqual([...fromBrowser.ids].sort());
+        const feedback = await onServer('GET', `evaluation/${fromBrowser.ids[0]}/feedback`);
+        expect(feedback.body.map((item: { data: unknown }) => item.data)).toEqual([{ stars: 5 }]);
+
+        const edited = await onServer('PUT', `agent/${fromBrowser.agentID}`, { ...fanAgent, name: 'fan, edited on the server' });
+        expect(edited.status).toBe(200);
+        const inBrowser = await page.evaluate(async ({ agentID, apiKey }) => {
+          await (window as unknown as { worker: { sync: { now(): Promise<unknown> } } }).worker.sync.now();
+          return (await fetch(`/agent/${agentID}`, { headers: { Authorization: `Bearer ${apiKey}` } })).json();
+        }, { agentID: fromBrowser.agentID, apiKey });
+        expect(inBrowser).toMatchObject({ name: 'fan, edited on the server', latestVersion: edited.body.latestVersion });
+      } finally {
+        await page.close();
+        await site.close();
       }
     });
 
