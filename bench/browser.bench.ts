@@ -251,14 +251,14 @@ const server = await startStaticServer({
 });
 
 async function pageReport(path: string): Promise<Figures | Pick<Figures, 'anotherTab'>> {
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(100)) {
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; await sleep(100)) {
     const report = server.posted.find((posted) => posted.path === path);
     if (!report) continue;
     const parsed = JSON.parse(report.body) as Figures | { error: string };
     if ('error' in parsed) throw new Error(`the benchmark page failed: ${parsed.error}`);
     return parsed;
   }
-  throw new Error('the benchmark page reported nothing in 5 minutes');
+  throw new Error('the benchmark page reported nothing in 10 minutes');
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;

@@ -156,13 +156,16 @@ for (const engine of enginesToTest()) {
         const log = await client.getEvaluation(answer.evaluationID);
         const backup = await (await client.downloadBackup()).text();
         const restored = await client.restoreBackup(backup);
-        return { agentID: agent.id, fan: answer.outputs.fan, logged: log.crisp.fan, restored, lines: backup.trimEnd().split('\n').length };
+        // a stream too, where the engine cannot send one as a request body (Firefox, WebKit)
+        const restoredFromStream = await client.restoreBackup(new Blob([backup]).stream());
+        return { agentID: agent.id, fan: answer.outputs.fan, logged: log.crisp.fan, restored, restoredFromStream, lines: backup.trimEnd().split('\n').length };
       }, { key, fanAgent });
       expect(fromClient.fan).toBeCloseTo(fanAt15, 9);
       expect(fromClient.logged).toBe(fromClient.fan);
       // the header, the version, the agent and the evaluation: all already here
       expect(fromClient.lines).toBe(4);
       expect(fromClient.restored).toEqual({ lines: 4, imported: 0, unchanged: 3 });
+      expect(fromClient.restoredFromStream).toEqual(fromClient.restored);
       // written in the second tab, read in the first
       expect((await call(first, 'GET', '/agent', undefined, key)).body).toEqual([{ id: fromClient.agentID, name: 'fan' }]);
       await second.close();
