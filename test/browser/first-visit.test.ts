@@ -1,7 +1,7 @@
 // A first visit resolves registerFuzzyWorker(url, {sync: null}), as the demo calls it, in every
 // engine, every time. WebKit and Firefox report control before the page's registration shows the
-// worker that took it; asking it about sync then found no active worker (WebKit 8 first visits
-// in 40 in a new tab each, before the fix). Each visit is a fresh origin (a server on a new port)
+// worker that took it; asking it about sync then found no active worker (WebKit 12 first visits
+// in 50 in a new tab each, before the fix). Each visit is a fresh origin (a server on a new port)
 // in a new tab, the way that showed the race most often.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enginesToTest, type EngineSession } from './engines.js';
