@@ -243,7 +243,12 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
     const total = gained
       ? ` Together, its versions rate ${number(Math.abs(gained.value))} ${gained.value >= 0 ? 'higher' : 'lower'} than ${label(autopilot.gain!.since)} (95% interval ${number(gained.low)} to ${number(gained.high)}).`
       : '';
-    state.textContent = `The agent answers with ${latest}. ${fresh} ${decided} trial${decided === 1 ? '' : 's'} decided, ${adopted} adopted.${total}`;
+    // ratings are summarised on the agent's goals: a version without `performance` has none to summarise
+    const goalless = report.performance === null
+      ? ` ${latest} has no goal (performance): ratings are not summarised without one (they stay stored), and autopilot needs one; ` +
+        `switching autopilot on gives the agent the goal “${metric}”.`
+      : '';
+    state.textContent = `The agent answers with ${latest}. ${fresh} ${decided} trial${decided === 1 ? '' : 's'} decided, ${adopted} adopted.${total}${goalless}`;
 
     drawn = () => chartBox.replaceChildren(element('h3', `Mean ${metric} per version, over time`), drawChart(report, autopilot, metric, label, chartWidth()));
     drawn();
@@ -271,7 +276,7 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
         name,
         element('td', new Date(version.createdAt).toLocaleTimeString(), 'made'),
         element('td', [originWords[version.origin ?? ''] ?? 'made', evidenceWords(version, label, autopilot)].filter(Boolean).join(': '), 'why'),
-        element('td', String(stats?.n ?? 0), 'ratings'),
+        element('td', report.performance === null ? '–' : String(stats?.n ?? 0), 'ratings'),
         element('td', mean, 'mean'),
         action,
       );
@@ -321,8 +326,14 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
 
   async function rollBack(agent: Agent, versionID: string, name: string): Promise<void> {
     try {
+      const target = await context.client.getVersion(versionID);
       await context.client.rollback(agent.id, versionID);
-      say(`Rolled back: the agent answers with ${name}’s definition again, as a new version.`);
+      say(
+        agent.performance && !target.performance
+          ? `Rolled back: the agent answers with ${name}’s definition again, as a new version. ${name} has no goal (performance), ` +
+              'so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.'
+          : `Rolled back: the agent answers with ${name}’s definition again, as a new version.`,
+      );
       await context.reload();
       await refresh();
     } catch (error) {

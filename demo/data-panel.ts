@@ -2,9 +2,11 @@
 // to download or restore (GET /storage, GET /export, POST /import through FuzzyClient).
 import { type FuzzyClient, FuzzyApiError, requestPersistence } from '../src/client/index.js';
 
+const count = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient, onRestored: () => Promise<void>): void {
+/** Mounts the panel; the function it returns shows the counts again (call it after a write). */
+export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient, onRestored: () => Promise<void>): () => Promise<void> {
   container.innerHTML = `
     <h2>Your data</h2>
     <p id="storage-state" class="small" role="status">Reading storage…</p>
@@ -28,7 +30,8 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
         : persisted === false
           ? 'may be evicted when the disk runs low'
           : 'this browser does not tell whether it keeps it (Safari deletes a site\'s data after 7 days without a visit): download a backup';
-    $('#storage-state').textContent = `${counts.agents} agents, ${counts.evaluations} evaluations, ${counts.feedback} feedback · ${used} · ${kept}`;
+    $('#storage-state').textContent =
+      `${count(counts.agents, 'agent')}, ${count(counts.evaluations, 'evaluation')}, ${counts.feedback} feedback · ${used} · ${kept}`;
     $('#persist').hidden = persisted !== false;
   }
 
@@ -62,4 +65,5 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
     await showState();
   };
   void showState();
+  return showState;
 }

@@ -4,7 +4,13 @@ import type { Polygon } from '../src/engine/types.js';
 
 export const palette = ['#e4572e', '#2a9d8f', '#6a4c93', '#f4a261', '#1d70a2', '#b5179e', '#588157'];
 
-const width = 460;
+/** A chart's width in its own units: its box's width in pixels (fitChartsTo), so its words keep their size on a phone. */
+let width = 460;
+
+/** Draws the next charts `pixels` wide (within 280..460 units): call it with the box they go in. */
+export function fitChartsTo(pixels: number): void {
+  if (pixels > 0) width = Math.max(280, Math.min(460, Math.floor(pixels)));
+}
 const plotHeight = 138;
 const margin = { left: 34, right: 14, bottom: 30 };
 /** One row of set names above the plot; more rows when names would overlap. */

@@ -10,10 +10,20 @@ export class AgentEditor {
   /** The line (from 0) of the rules box each rule of the last `read()` came from, blank lines skipped. */
   #ruleLines: number[] = [];
 
-  constructor(private readonly form: HTMLFormElement) {}
+  constructor(private readonly form: HTMLFormElement) {
+    // a hint under inputs and outputs: what the sets as written do that was probably not meant
+    for (const field of ['inputs', 'outputs'] as const) {
+      const hint = Object.assign(document.createElement('p'), { className: 'field-hint' });
+      hint.dataset.hintFor = field;
+      form.querySelector(`[data-error-for="${field}"]`)!.after(hint);
+    }
+  }
 
   show(agent: AgentBody): void {
     this.clearErrors();
+    for (const field of ['inputs', 'outputs'] as const) {
+      this.form.querySelector<HTMLElement>(`[data-hint-for="${field}"]`)!.textContent = definitionHints(agent[field], field === 'inputs' ? 'input' : 'output').join('\n');
+    }
     this.#control('name').value = agent.name;
     this.#control('inputs').value = prettyVariables(agent.inputs);
     this.#control('outputs').value = prettyVariables(agent.outputs);
@@ -73,6 +83,38 @@ export class AgentEditor {
     slot.textContent = slot.textContent ? `${slot.textContent}\n${text}` : text;
     if (field !== 'general') this.#control(field).classList.add('invalid');
   }
+}
+
+/**
+ * What sets as written do that a person rarely means, each with the way to write what they likely
+ * meant: two sets with the same points (rules on one are rules on the other, so the answer cannot
+ * tell them apart), and a 2-point slope centred on its variable's range, which always rises
+ * (docs/ENGINE.md, "Membership"): a falling one over that span is the triangle [low, low, high].
+ */
+export function definitionHints(variables: AgentBody['inputs'], kind: 'input' | 'output'): string[] {
+  const hints: string[] = [];
+  for (const [variable, sets] of Object.entries(variables)) {
+    const points = Object.values(sets).flat();
+    const range = [Math.min(...points), Math.max(...points)] as const;
+    const seen = new Map<string, string>();
+    for (const [set, definition] of Object.entries(sets)) {
+      const key = JSON.stringify(definition);
+      const twin = seen.get(key);
+      if (twin !== undefined) {
+        hints.push(`“${twin}” and “${set}” of ${kind} ${variable} are the same set ${key}: rules cannot tell them apart. Give each its own points.`);
+        continue; // what the set does was said of its twin
+      }
+      seen.set(key, set);
+      const [low, high] = definition as [number, number];
+      if (definition.length === 2 && low < high && low + high === range[0] + range[1]) {
+        hints.push(
+          `“${set}” of ${kind} ${variable}, [${low}, ${high}], rises from ${low} to ${high}: a 2-point slope centred on the variable's range always rises. ` +
+            `For one that falls from ${low} to ${high}, write [${low}, ${low}, ${high}].`,
+        );
+      }
+    }
+  }
+  return hints;
 }
 
 /** One variable per line block, one set per line: readable and still plain JSON. */

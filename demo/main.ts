@@ -5,10 +5,11 @@
 import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSettings, type WorkerUpdate } from '../src/client/index.js';
 import { mountAutopilotPanel } from './autopilot-panel.js';
 import { mountDataPanel } from './data-panel.js';
-import { activations, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
+import { mountReferencePanel } from './reference-panel.js';
+import { activations, AgentValidationError, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
 import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
-import { drawInput, drawOutput, formatNumber } from './draw.js';
+import { drawInput, drawOutput, fitChartsTo, formatNumber } from './draw.js';
 import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
 import { mountSyncBadge, type SyncBadge } from './sync-badge.js';
@@ -22,7 +23,10 @@ export interface DemoContext {
   reload(): Promise<void>;
   /** The inputs on screen (the sliders' values). */
   inputs(): Inputs;
-  /** Called with the agent every time another agent, or a new version of it, is on screen; null when none is left. */
+  /**
+   * Called with the agent every time another agent, or a new version of it, is on screen; null
+   * when none is left. A panel that registers once an agent is on screen is called at once.
+   */
   onAgentChange(listener: (agent: Agent | null) => void): void;
 }
 
@@ -75,10 +79,14 @@ async function start(): Promise<void> {
   showConnectivity();
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
-  await showAgentList(localStorage.getItem(storageKey('agent')));
+  showDataState = mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
   mountOptimizePanel();
-  mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
+  void mountReferencePanel($('#reference-panel'), base).catch(showFailure);
+  await showAgentList(localStorage.getItem(storageKey('agent')));
 }
+
+/** Shows "Your data" again: called after every write the page makes (evaluations, feedback, agents). */
+let showDataState = async (): Promise<void> => {};
 
 /** A new build of the worker is waiting: switching keeps every record, so offer it plainly. */
 function offerUpdate(update: WorkerUpdate): void {
@@ -107,7 +115,12 @@ async function signIn(): Promise<FuzzyClient> {
   return client.withKey(account.apiKey);
 }
 
-async function showAgentList(preferred: string | null): Promise<void> {
+/**
+ * Lists the agents and shows `preferred` (or the first). `evaluateAgain`: store a new evaluation
+ * of it (after a new version); otherwise its newest stored evaluation is shown, so a reload or a
+ * switch of agent adds nothing to History.
+ */
+async function showAgentList(preferred: string | null, evaluateAgain = false): Promise<void> {
   let agents = await client.listAgents();
   // The sample is added once, on a first visit; after that, deleting every agent leaves none.
   if (agents.length === 0 && localStorage.getItem(storageKey('sample added')) === null) {
@@ -122,14 +135,15 @@ async function showAgentList(preferred: string | null): Promise<void> {
     agent = null;
     compiled = null;
     for (const listener of agentListeners) listener(null);
+    void showDataState();
     return;
   }
   const chosen = agents.find(({ id }) => id === preferred)?.id ?? agents[0]!.id;
   select.value = chosen;
-  await showAgent(chosen);
+  await showAgent(chosen, evaluateAgain);
 }
 
-async function showAgent(agentID: string): Promise<void> {
+async function showAgent(agentID: string, evaluateAgain = false): Promise<void> {
   agent = await client.getAgent(agentID);
   compiled = compileAgent(agent);
   localStorage.setItem(storageKey('agent'), agent.id);
@@ -140,7 +154,9 @@ async function showAgent(agentID: string): Promise<void> {
   );
   buildSliders();
   for (const listener of agentListeners) listener(agent);
-  await evaluateAndStore();
+  const newest = evaluateAgain ? undefined : (await client.listEvaluations(agent.id, { limit: 1 })).evaluations[0];
+  if (newest) await showStoredEvaluation(newest.reqID);
+  else await evaluateAndStore();
 }
 
 /** With no agent left, only the intro (saying so) and the editor are shown. */
@@ -204,7 +220,17 @@ interface DrawnAgent {
 
 const current = (): DrawnAgent => ({ definition: agent!, compiled: compiled! });
 
+/** Draws the evaluation on screen again, e.g. at a new width; undefined before the first. */
+let redraw: (() => void) | undefined;
+let drawnWidth = 0;
+new ResizeObserver(() => {
+  if ($('#inputs').clientWidth === drawnWidth) return;
+  redraw?.();
+}).observe($('#inputs'));
+
 function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn: DrawnAgent): void {
+  redraw = () => draw(steps, crisp, state, drawn);
+  drawnWidth = $('#inputs').clientWidth;
   for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
     const name = figure.dataset.input!;
     const plot = figure.querySelector('.plot')!;
@@ -216,6 +242,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     }
     const { range } = drawn.compiled.inputs[name]!;
     const sets = Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)]));
+    fitChartsTo(plot.clientWidth);
     plot.replaceChildren(drawInput(name, { range, sets, value: inputs[name]!, degrees: steps.fuzzified[name] ?? {} }));
   }
   showRules(drawn.compiled);
@@ -243,6 +270,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     answer.append(line, why);
     const figure = document.createElement('figure');
     figure.className = 'output';
+    fitChartsTo(charts.clientWidth);
     figure.append(
       drawOutput(name, {
         range,
@@ -294,6 +322,7 @@ async function showHistory(): Promise<void> {
     return row;
   });
   $('#history').replaceChildren(...rows);
+  void showDataState();
 }
 
 const describe = (values: Record<string, number>) =>
@@ -360,10 +389,20 @@ $('#agent-select').addEventListener('change', (event) => {
 
 async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> {
   if (!body) return;
+  // the engine in the page checks what the service would: a mistake is shown without a request (and its 400)
+  try {
+    compileAgent(body);
+  } catch (error) {
+    if (!(error instanceof AgentValidationError)) throw error;
+    editor.showIssues(error.message, error.issues);
+    return;
+  }
   try {
     const saved = asNew || !agent ? await client.createAgent(body) : await client.updateAgent(agent.id, body);
-    await showAgentList(saved.id);
-    setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}”: version ${saved.latestVersion}`, 'ok');
+    await showAgentList(saved.id, true);
+    const versions = await client.listVersions(saved.id);
+    const number = versions.findIndex(({ id }) => id === saved.latestVersion) + 1;
+    setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}” as version ${number}`, 'ok');
   } catch (error) {
     // a definition the service refused (ValidationError: by field) or could not read (InvalidRequest): the editor's to show
     if (error instanceof FuzzyApiError && (error.error === 'ValidationError' || error.error === 'InvalidRequest')) editor.showIssues(error.message, error.issues);
@@ -371,11 +410,18 @@ async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> 
   }
 }
 
+/** The editor's agent with the settings it does not show (goals, operators) kept from the agent on screen. */
+function edited(): AgentBody | null {
+  const body = editor.read();
+  if (!body || !agent) return body;
+  return { ...body, ...(agent.performance ? { performance: agent.performance } : {}), ...(agent.operators ? { operators: agent.operators } : {}) };
+}
+
 $('#editor').addEventListener('submit', (event) => {
   event.preventDefault();
-  void saveAgent(editor.read(), false);
+  void saveAgent(edited(), false);
 });
-$('#save-as-new').addEventListener('click', () => void saveAgent(editor.read(), true));
+$('#save-as-new').addEventListener('click', () => void saveAgent(edited(), true));
 $('#restore-sample').addEventListener('click', () => void saveAgent(sampleAgent, true));
 $('#delete-agent').addEventListener('click', () => {
   if (!agent || !confirm(`Delete “${agent.name}” and all its versions?`)) return;
@@ -401,8 +447,11 @@ function mountOptimizePanel(): void {
     client,
     agent: () => agent,
     inputs: () => ({ ...inputs }),
-    reload: async () => showAgentList(agent?.id ?? null),
-    onAgentChange: (listener) => void agentListeners.push(listener),
+    reload: async () => showAgentList(agent?.id ?? null, true),
+    onAgentChange: (listener) => {
+      agentListeners.push(listener);
+      if (agent) listener(agent);
+    },
   };
   mountAutopilotPanel($('#autopilot-panel'), context);
   for (const load of Object.values(optimizePanel)) {

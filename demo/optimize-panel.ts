@@ -90,13 +90,22 @@ export function explainOptimization(answer: OptimizeResult, before: AgentDefinit
     const shift = mean(to) - mean(from);
     const widthFrom = from.at(-1)! - from[0]!;
     const widthTo = to.at(-1)! - to[0]!;
+    // said as shown: a centre that moved less than the shown precision has not moved for the reader
+    const [centreFrom, centreTo] = [formatNumber(mean(from)), formatNumber(mean(to))];
+    const moved = centreFrom !== centreTo;
     const parts: string[] = [];
-    if (Math.abs(shift) > 1e-9) parts.push(`moved ${shift < 0 ? 'down' : 'up'} by ${formatNumber(Math.abs(shift))}`);
-    if (Math.abs(widthTo - widthFrom) > 1e-9) parts.push(`got ${widthTo < widthFrom ? 'narrower' : 'wider'} (${formatNumber(widthFrom)} → ${formatNumber(widthTo)} wide)`);
+    if (moved) parts.push(`moved ${shift < 0 ? 'down' : 'up'} by ${formatNumber(Math.abs(shift))}`);
+    const widened = Math.abs(widthTo - widthFrom) > 1e-9 ? (widthTo < widthFrom ? 'narrower' : 'wider') : undefined;
+    if (widened) parts.push(`got ${widened} (${formatNumber(widthFrom)} → ${formatNumber(widthTo)} wide)`);
     const meaning =
       side === 'outputs'
-        ? `so the rules that conclude “${variable} IS ${set}” now pull ${variable} toward ${formatNumber(mean(to))} instead of ${formatNumber(mean(from))}`
-        : `so it now describes ${variable} values around ${formatNumber(mean(to))} instead of ${formatNumber(mean(from))}`;
+        ? moved
+          ? `so the rules that conclude “${variable} IS ${set}” now pull ${variable} toward ${centreTo} instead of ${centreFrom}`
+          : `so the rules that conclude “${variable} IS ${set}” still pull ${variable} toward ${centreTo}, ` +
+            (widened ? `and a ${widened} set weighs ${widened === 'wider' ? 'more' : 'less'} in the balance` : 'with a new shape')
+        : moved
+          ? `so it now describes ${variable} values around ${centreTo} instead of ${centreFrom}`
+          : `so it still describes ${variable} values around ${centreTo}, ${widened ? `over a ${widened} span` : 'with a new shape'}`;
     sentences.push(`The ${side === 'outputs' ? 'output' : 'input'} set “${set}” of ${variable} ${list(parts) || 'changed shape'}: ${meaning}.`);
   }
   for (const change of answer.changes) {

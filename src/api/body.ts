@@ -2,7 +2,7 @@ import { ApiError, clipPath } from '../schema/errors.js';
 import { reservedKeyIn } from '../schema/reserved-keys.js';
 import { agentBodyFromModel, modelFormatOf } from './model-files.js';
 
-/** 1 MiB, SPEC section 6. */
+/** 1 MiB (docs/REST.md, "Errors": PayloadTooLarge). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () =>

@@ -3,7 +3,7 @@ import { ApiError } from '../schema/errors.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The spelling SPEC gives the headers the service sends. A `Headers` object lowercases names when
+ * The spelling docs/REST.md gives the headers the service sends. A `Headers` object lowercases names when
  * iterated, and clients of the earlier service matched `X-Evaluation-ID` case-sensitively, so an
  * adapter that writes a `Response` onto an HTTP stack (Node's `http`) spells names with this.
  */
@@ -11,7 +11,7 @@ const SPELLED_HEADERS = new Map(
   ['X-Evaluation-ID', 'Content-Type', 'Location', 'Allow', 'WWW-Authenticate'].map((name) => [name.toLowerCase(), name]),
 );
 
-/** `x-evaluation-id` → `X-Evaluation-ID`; a header SPEC does not name keeps the spelling given. */
+/** `x-evaluation-id` → `X-Evaluation-ID`; any other header keeps the spelling given. */
 export function spelledHeaderName(name: string): string {
   return SPELLED_HEADERS.get(name.toLowerCase()) ?? name;
 }

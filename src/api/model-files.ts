@@ -1,4 +1,4 @@
-// Model files over REST (SPEC 7): POST /agent and PUT /agent/:id take FCL, FLL and FIS bodies by
+// Model files over REST (docs/REST.md, "Model files"): POST /agent and PUT /agent/:id take FCL, FLL and FIS bodies by
 // their Content-Type, and GET /agent/:id and GET /version/:id answer in them when Accept prefers one.
 
 import { FormatError, MEDIA_TYPES, readModel, writeModel, type Model, type ModelFormat } from '../formats/index.js';

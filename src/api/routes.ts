@@ -1,6 +1,7 @@
 import type { Route } from './router.js';
 import { createAccount } from './resources/account.js';
 import { describeService } from './resources/about.js';
+import { describeInterface } from './resources/reference.js';
 import { createAgent, deleteAgent, listAgents, readAgent, updateAgent } from './resources/agents.js';
 import { evaluateAgent } from './resources/inference.js';
 import { listAgentVersions, readVersion } from './resources/versions.js';
@@ -13,9 +14,13 @@ import { exportAccount, importAccount } from './resources/backup.js';
 import { pullChanges, pushChanges, readSyncStatus } from './resources/sync.js';
 import { readAutopilot, readPerformance, rollbackAgent, switchAutopilot } from './resources/autopilot.js';
 
-/** The REST interface, SPEC section 2. A new endpoint is one handler file and one line here. */
+/**
+ * The REST interface. A new endpoint is one handler file, one line here, and its entry in
+ * src/api/openapi.ts (test/api/openapi.test.ts checks that every route has one).
+ */
 export const routes: Route[] = [
   { method: 'GET', path: '/version', handler: describeService, access: 'public' },
+  { method: 'GET', path: '/openapi.json', handler: describeInterface, access: 'public' },
   { method: 'POST', path: '/account', handler: createAccount, access: 'public', body: 'optional' },
   { method: 'GET', path: '/agent', handler: listAgents },
   { method: 'POST', path: '/agent', handler: createAgent, modelFiles: true },

@@ -108,7 +108,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
     const path = url.pathname.startsWith(service.basePath) ? url.pathname.slice(service.basePath.length - 1) : undefined;
     const found = path === undefined ? ({ kind: 'no-route' } as const) : match(method, path);
     if (found.kind === 'no-route') {
-      throw new ApiError('NotFound', `no endpoint at ${url.pathname}; see docs/REST.md for the endpoints`);
+      throw new ApiError('NotFound', `no endpoint at ${url.pathname}; GET ${service.basePath}openapi.json lists every endpoint`);
     }
     if (found.kind === 'method-not-allowed') {
       const allow = found.allow.join(', ');
@@ -135,7 +135,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
   }
 
   /**
-   * SPEC 2: after DELETE any request on the agent id answers 410 to its owner (404 to anyone
+   * After DELETE any request on the agent id answers 410 to its owner (404 to anyone
    * else, as for an id that never existed), a request with a bad body or query too. Bodies and
    * queries are checked before the agent is read, so only a refused request pays for the lookup.
    */

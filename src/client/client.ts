@@ -21,7 +21,7 @@ import type {
   StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
-import { errorStatus } from '../schema/errors.js';
+import { errorStatus } from '../schema/error-names.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
@@ -45,7 +45,7 @@ export interface ListEvaluationsOptions {
 }
 
 export interface InferenceOptions {
-  /** Also return the evaluation log's steps (SPEC section 4) as `meta`. */
+  /** Also return the evaluation log's steps (docs/ENGINE.md, "The pipeline") as `meta`. */
   meta?: boolean;
   /**
    * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),

@@ -1,5 +1,5 @@
 import { evaluationCost, type CompiledAgent } from '../engine/index.js';
-import { ApiError } from '../schema/errors.js';
+import { ApiError, docsURL } from '../schema/errors.js';
 
 // The work of one request is bounded before anything runs (docs/REST.md, "Cost of a request"):
 // the engine bounds one evaluation in steps (about a nanosecond each here), a request costs its
@@ -27,7 +27,7 @@ export function checkRequestCost(compiled: CompiledAgent, items: number): void {
     'PayloadTooLarge',
     `this request would cost up to ${format(cost)} steps of work (${items} items × ${format(perItem)} per evaluation of this agent), ` +
       `over the ${format(REQUEST_BUDGET)} one request may cost; send at most ${most} item${most === 1 ? '' : 's'} per request ` +
-      '(split the batch; docs/REST.md, "Cost of a request")',
+      `(split the batch; ${docsURL('REST.md#cost-of-a-request')})`,
   );
 }
 

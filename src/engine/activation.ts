@@ -1,4 +1,4 @@
-// Stage 2, rule activation (SPEC 4.3, "strength" and "inferred"; fuzzylite: Rule::activationDegree
+// Stage 2, rule activation (docs/ENGINE.md, "Strength and inferred"; fuzzylite: Rule::activationDegree
 // and the degree of each activated term): every rule's strength, its condition's degree under the
 // agent's AND and OR times its weight, and every output set's inferred degree, the max strength
 // over the rules concluding it. Layout: each condition as a list of literals when it is one AND or

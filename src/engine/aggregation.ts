@@ -1,4 +1,4 @@
-// Stage 4, aggregation (SPEC 4.5, "combined"; fuzzylite: Aggregated, accumulation Maximum): each
+// Stage 4, aggregation (docs/ENGINE.md, "Combined"; fuzzylite: Aggregated, accumulation Maximum): each
 // output's implied sets combined by max into their exact upper envelope, walked edge by edge in
 // closed form; defuzzification sums its area and moments as the walk goes, and the trace records
 // the same edges as the combined polygon. Layout: each output's intervals between consecutive

@@ -1,4 +1,4 @@
-// compileAgent: validates a definition, expands INCREASES/DECREASES (SPEC 3), and lays the agent out
+// compileAgent: validates a definition, expands INCREASES/DECREASES (docs/ENGINE.md), and lays the agent out
 // along the pipeline, each stage by its own module (fuzzification, activation, implication,
 // aggregation, defuzzification) in flat typed arrays, so that evaluation allocates nothing.
 

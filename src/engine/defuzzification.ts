@@ -1,4 +1,4 @@
-// Stage 5, defuzzification (SPEC 4.6, "centroid" and "crisp"; fuzzylite: Centroid, here exact): the
+// Stage 5, defuzzification (docs/ENGINE.md, "Centroid and crisp"; fuzzylite: Centroid, here exact): the
 // area centroid of each output's combined polygon, from the area and moments aggregation adds edge
 // by edge. Layout: each output's normalised coordinates, in which those sums are taken.
 

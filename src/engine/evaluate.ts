@@ -1,4 +1,4 @@
-// Evaluation (SPEC 4) runs the pipeline each stage's module owns: fuzzify the inputs, activate the
+// Evaluation (docs/ENGINE.md, "The pipeline") runs the pipeline each stage's module owns: fuzzify the inputs, activate the
 // rules, then per output imply, aggregate and defuzzify in closed form straight from the compiled
 // layouts, in a scratch borrowed for the call. The fast path allocates only its result; the trace
 // runs the very same aggregation, recording its edges to build the combined polygon.
@@ -74,7 +74,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
 
 /**
  * Evaluates the agent for one set of inputs. Without options it returns only `{crisp}` and
- * allocates nothing else; with `{trace: true}` it returns every step of SPEC section 4.
+ * allocates nothing else; with `{trace: true}` it returns every step (`Trace`).
  * Throws InputError for an unknown input name or a value that is not a finite number.
  */
 export function evaluate(compiled: CompiledAgent, inputs: Inputs): { crisp: Outputs };

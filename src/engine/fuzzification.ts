@@ -1,4 +1,4 @@
-// Stage 1, fuzzification (SPEC 4.1–4.2, "fuzzified"; fuzzylite: InputVariable::fuzzify): the degree
+// Stage 1, fuzzification (docs/ENGINE.md, "Membership"; fuzzylite: InputVariable::fuzzify): the degree
 // of every input set at the given inputs. Layout: each input set's membership trapezoid, shoulders
 // reaching to ±Infinity so that they saturate.
 

@@ -1,4 +1,4 @@
-// Stage 3, implication (SPEC 4.4, "clipped"; fuzzylite: the rule block's implication, Activated
+// Stage 3, implication (docs/ENGINE.md, "Clipped"; fuzzylite: the rule block's implication, Activated
 // terms): each reached output set's shape, cut at its inferred degree (min, the default) or scaled
 // by it (product). Layout: on every interval between consecutive corners of an output (see
 // aggregation), the sets that are non-zero there as straight pieces, their degrees at both ends.

@@ -1,4 +1,4 @@
-// fuzzbox/engine: the exact Mamdani engine (SPEC sections 3 and 4). Pure: no I/O, no DOM, no dependencies.
+// fuzzbox/engine: the exact Mamdani engine (docs/ENGINE.md). Pure: no I/O, no DOM, no dependencies.
 
 export { parseRule, printRule } from './parse.js';
 export { compileAgent, type CompiledAgent } from './compile.js';

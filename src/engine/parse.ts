@@ -1,4 +1,4 @@
-// The rule language of SPEC section 3, read by a small recursive-descent parser, and its printer.
+// The rule language (docs/ENGINE.md, "Rule grammar"), read by a small recursive-descent parser, and its printer.
 // Keywords are case-insensitive; an unquoted name is one word; a name with spaces, punctuation or a
 // keyword in it is written in double quotes (with \" and \\ as escapes).
 

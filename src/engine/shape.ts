@@ -1,4 +1,4 @@
-// Membership functions (SPEC 4.1) and set shapes (SPEC 4.4). Every set is handled as a trapezoid
+// Membership functions and set shapes (docs/ENGINE.md, "Membership", "Clipped"). Every set is handled as a trapezoid
 // [a, b, c, d]: a triangle [a, b, c] is [a, b, b, c]; a shoulder becomes a trapezoid reaching to the
 // edge of its variable's range (for shapes) or to ±Infinity (for membership, so that it saturates).
 
@@ -40,7 +40,7 @@ export function trapezoidDegree(a: number, b: number, c: number, d: number, x: n
   return (d - x) / (d - c);
 }
 
-/** Degree of membership of x in a set (SPEC 4.1); `range` is the set's variable's range. */
+/** Degree of membership of x in a set (docs/ENGINE.md, "Membership"); `range` is the set's variable's range. */
 export function membership(points: SetDefinition, range: readonly [number, number], x: number): number {
   const [a, b, c, d] = membershipTrapezoid(points, range);
   return trapezoidDegree(a, b, c, d, x);

@@ -1,4 +1,4 @@
-// The vocabulary of the engine (the glossary in docs/ENGINE.md maps each word to SPEC's and to
+// The vocabulary of the engine (the glossary in docs/ENGINE.md maps each word to the REST interface's and to
 // fuzzylite's): a variable has sets (fuzzylite: terms), a rule has a strength (activation degree),
 // an output set is reached to its inferred degree, implied (clipped by min, or scaled by product),
 // combined by max (aggregated) and defuzzified by the exact area centroid.
@@ -38,7 +38,7 @@ export type Outputs = Record<string, number>;
 /** A polygon from left to right, `[[x, y], …]`, starting and ending on y = 0. */
 export type Polygon = Array<[number, number]>;
 
-/** Everything SPEC section 4 names, step by step. */
+/** Every step of an evaluation, as `?meta` and the log show it. */
 export interface Trace {
   /** input name → set name → degree, for every set of every given input */
   fuzzified: Record<string, Record<string, number>>;

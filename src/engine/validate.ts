@@ -1,4 +1,4 @@
-// Every check SPEC section 1 and 3 make on an agent, collecting every problem instead of stopping at
+// Every check made on an agent (docs/ENGINE.md, "Validation"), collecting every problem instead of stopping at
 // the first, so that one 400 tells the caller everything to fix.
 
 import { RuleSyntaxError, showValue } from './errors.js';

@@ -142,7 +142,7 @@ export function readFcl(text: string): Model {
             if (value !== 'MAX') unsupported(line, `ACCU ${value}`, `the accumulation ${value}`);
             continue;
           }
-          // an output no rule reached is left out of fuzzbox's answer (SPEC 4): the caller applies its default
+          // an output no rule reached is left out of fuzzbox's answer: the caller applies its default
           if (keyword === 'DEFAULT') continue;
         }
       }

@@ -107,7 +107,7 @@ export function readFll(text: string): Model {
         case 'default':
         case 'lock-previous':
           if (key === 'lock-previous' && value !== 'false') unsupported(line, 'lock-previous', 'lock-previous: true');
-          // an output no rule reached is left out of fuzzbox's answer (SPEC 4): the caller applies its default
+          // an output no rule reached is left out of fuzzbox's answer: the caller applies its default
           return;
       }
     }

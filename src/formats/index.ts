@@ -13,7 +13,7 @@ export type { AgentDefinition, Operators, SetDefinition, VariableDefinition } fr
 
 export type ModelFormat = 'fcl' | 'fll' | 'fis';
 
-/** Each format's media type, as the REST interface takes and gives it (SPEC 7). */
+/** Each format's media type, as the REST interface takes and gives it (docs/REST.md, "Model files"). */
 export const MEDIA_TYPES: Readonly<Record<ModelFormat, string>> = { fcl: 'text/x-fcl', fll: 'text/x-fll', fis: 'text/x-fis' };
 
 const readers: Record<ModelFormat, (text: string) => Model> = { fcl: readFcl, fll: readFll, fis: readFis };

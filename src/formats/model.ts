@@ -75,7 +75,7 @@ export function pointsTerm(name: string, line: number, points: ReadonlyArray<rea
 
 /**
  * The sets of one variable. A ramp becomes a shoulder [low, high] when fuzzbox's rule gives a
- * shoulder there the same direction (SPEC 4.1: by its midpoint against the range's) and, for an
+ * shoulder there the same direction (docs/ENGINE.md, "Membership": by its midpoint against the range's) and, for an
  * output, when its flat side reaches the edge of the declared range, so that its shape is the one
  * the file's tool integrates; otherwise a trapezoid out to that edge, the same function within the range.
  */

@@ -4,8 +4,8 @@ import type { AgentDefinition, Condition, Inputs, SetDefinition } from '../engin
 /**
  * A table agent learnt from the log: each input's range cut into cells (tent-shaped sets that hand
  * over linearly between neighbouring cell centres), one rule per combination of cells, and one
- * output set per rule placed where the log says the metric is best. It is an ordinary agent under
- * the SPEC: a person reads it as a table ("IF temperature IS "near 16" THEN price IS "at 16"") and
+ * output set per rule placed where the log says the metric is best. It is an ordinary agent like
+ * any other: a person reads it as a table ("IF temperature IS "near 16" THEN price IS "at 16"") and
  * can edit it like any other. The original output sets stay in the definition, unused, so every
  * output keeps the range its designer gave it (and with it the exploration's spread).
  */

@@ -58,7 +58,7 @@ const MIN_WIDTH = 0.02;
 const roundTo = (value: number, quantum: number): number => Number((Math.round(value / quantum) * quantum).toPrecision(12));
 
 /**
- * What may change and how, for one agent. Every proposal keeps the SPEC valid and the agent's
+ * What may change and how, for one agent. Every proposal is a valid agent and keeps the agent's
  * meaning: points stay ordered and inside the variable's range, points at the range's ends stay
  * put (so the range itself never changes), slopes keep their direction, sets keep the order of
  * their centres (so "high" stays above "low" and INCREASES pairs the same sets) and at least 2% of

@@ -65,7 +65,7 @@ function allowedOrigin(cors: CorsOptions | undefined, origin: string | undefined
 
 /**
  * A Node request listener that answers with `service.handle`: @hono/node-server turns the
- * request into a Fetch `Request` and the `Response` back; header names SPEC names are written as
+ * request into a Fetch `Request` and the `Response` back; the service's header names are written as
  * it spells them (`X-Evaluation-ID`: clients match it case-sensitively); CORS and the access log wrap it.
  */
 export function createRequestListener(service: Handler, options: ListenerOptions = {}) {

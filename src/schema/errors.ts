@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import { errorStatus, type ErrorName } from './error-names.js';
+
+export { errorStatus, type ErrorName } from './error-names.js';
+
+/** Where a message sends its reader for more (the package holds no docs/): `docsURL('REST.md#a-full-disk')`. */
+export const docsURL = (page: string) => `https://github.com/fuzzbox/fuzzbox/blob/main/docs/${page}`;
 
 /** One invalid field, e.g. `{path: "inputs.temperature.hot", message: "…"}`. */
 export interface Issue {
@@ -6,30 +12,7 @@ export interface Issue {
   message: string;
 }
 
-/**
- * The error vocabulary of the REST interface: each name has one status, and callers (and the
- * service's own layers) switch on `name`. The body of every error response is
- * `{"status": "error", "error": name, "message": …, "issues"?: […]}`.
- */
-export const errorStatus = {
-  InvalidRequest: 400,
-  ValidationError: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  /** GET /agent/:id or /version/:id asked for a model file the agent cannot be written as */
-  NotAcceptable: 406,
-  /** the request conflicts with the data: too little feedback to optimize, or the agent changed meanwhile */
-  Conflict: 409,
-  Gone: 410,
-  PayloadTooLarge: 413,
-  QuotaExceeded: 507,
-  InternalError: 500,
-} as const;
-export type ErrorName = keyof typeof errorStatus;
-
-/** No error body exceeds this (SPEC 7); the parts below are sized so that it holds by construction. */
+/** No error body exceeds this (docs/REST.md, "Errors"); the parts below are sized so that it holds by construction. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A message is cut to this many characters; JSON writes a character in at most 6 bytes (`\u001f`). */
 const MAX_MESSAGE_CHARS = 2000;

@@ -20,7 +20,7 @@ export const batchSchema = z
 const point = z.tuple([z.number(), z.number()]);
 const polygon = z.array(point);
 
-/** The steps of SPEC section 4, as the evaluation log and `?meta=` carry them. */
+/** The steps of an evaluation (docs/ENGINE.md, "The pipeline"), as the evaluation log and `?meta=` carry them. */
 export const traceSchema = z.object({
   fuzzified: z.record(z.string(), z.record(z.string(), z.number())),
   rules: z.array(z.string()),
@@ -30,8 +30,11 @@ export const traceSchema = z.object({
   centroid: z.record(z.string(), point),
 });
 
+/** The id of an evaluation or feedback: a UUID v4 when fuzzbox made it; an import keeps a backup's own (1..200 characters). */
+export const recordID = z.string().min(1).max(200);
+
 export const evaluationLogSchema = traceSchema.extend({
-  reqID: z.uuid({ version: 'v4' }),
+  reqID: recordID,
   userID: z.string(),
   agentID: z.string(),
   versionID: z.string(),

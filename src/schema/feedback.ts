@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { recordError } from './errors.js';
+import { recordID } from './evaluation.js';
 
 const metricMap = z
   .record(
@@ -30,8 +31,8 @@ function isPlainObject(value: unknown): boolean {
 }
 
 export const feedbackSchema = z.object({
-  id: z.uuid({ version: 'v4' }),
-  evaluationLog: z.uuid({ version: 'v4' }),
+  id: recordID,
+  evaluationLog: recordID,
   data: z.record(z.string(), z.number()),
   createdAt: z.iso.datetime({ precision: 3 }),
 });

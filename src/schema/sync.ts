@@ -38,18 +38,19 @@ export interface PullHeader {
 }
 
 /** What the app can show of a replica's sync (`GET /sync/status`, the service's `syncStatus()`). */
-export interface SyncStatus {
+export const syncStatusSchema = z.object({
   /** the server synced with */
-  url: string;
+  url: z.string(),
   /** when a round last completed (pull and push), ISO 8601; null before the first */
-  lastSync: string | null;
+  lastSync: z.string().nullable(),
   /** records written here and not yet acknowledged by the server (a lower bound while a round runs) */
-  pending: number;
+  pending: z.number().int().nonnegative(),
   /** why the last round failed, null when it succeeded */
-  lastError: string | null;
+  lastError: z.string().nullable(),
   /** whether a round is running now */
-  syncing: boolean;
-}
+  syncing: z.boolean(),
+});
+export type SyncStatus = z.infer<typeof syncStatusSchema>;
 
 const isoDate = z.iso.datetime({ precision: 3 });
 

@@ -100,7 +100,7 @@ export interface DeletedAgentRecord {
   deletedAt: string;
 }
 
-/** The trace of SPEC section 4 without `crisp`, which every evaluation record keeps anyway. */
+/** The trace of an evaluation without `crisp`, which every evaluation record keeps anyway. */
 export type StoredTrace = Omit<Trace, 'crisp'>;
 
 /**

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useChromium } from './chromium.js';
+import { demoApi } from './demo-api.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
 
 const shared = useChromium(() => {
@@ -64,20 +65,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Calls the demo's own REST interface with the demo's own key. */
-function api(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      const key = localStorage.getItem('fuzzbox-demo:/:apiKey');
-      const response = await fetch(path, {
-        method,
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: response.status, body: await response.json() };
-    },
-    { method, path, body },
-  );
-}
+const api = demoApi;
 
 /** Shows `agent` and waits until the answer names its own outputs (the panels render one after another). */
 async function showAgent(page: Page, agent: { id: string; outputs: Record<string, unknown> }): Promise<void> {
@@ -326,7 +314,10 @@ describe('the demo as a person sees it', () => {
 
     // back to the first version: a new latest version that copies it, said in words and in the table
     await panel.locator('table.versions tr', { hasText: /^v1/ }).getByRole('button', { name: 'Roll back' }).click();
-    await expect.poll(() => status.textContent()).toBe('Rolled back: the agent answers with v1’s definition again, as a new version.');
+    // v1 is the sample as written, without a goal: the panel says what that means
+    await expect.poll(() => status.textContent()).toBe(
+      'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
+    );
     const after = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string; evidence: { to: string } }> };
     const version = after.versions.find((v) => v.id === after.latestVersion)!;
     expect(version.origin).toBe('rolled back');

@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
 import { useChromium } from './chromium.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
 
@@ -205,7 +206,8 @@ function runInNode(example: Example): Array<{ location: string; actual: unknown 
   return JSON.parse(output.slice(output.lastIndexOf('\n') + 1)) as Array<{ location: string; actual: unknown }>;
 }
 
-async function runInBrowser(example: Example): Promise<Array<{ location: string; actual: unknown }>> {
+/** Runs the example in a page of `context` (a fresh browser profile when none is given). */
+async function runInBrowser(example: Example, given?: BrowserContext): Promise<Array<{ location: string; actual: unknown }>> {
   const name = example.document.replace(/[/.]/g, '-');
   const page = join(workDirectory, 'page');
   writeFileSync(
@@ -223,15 +225,17 @@ async function runInBrowser(example: Example): Promise<Array<{ location: string;
       imports: { 'fuzzbox/client': '/dist/client.js', 'workbox-window/build/workbox-window.prod.mjs': '/vendor/workbox-window.mjs' },
     })}</script><script>${setup}</script><script type="module" src="/${name}.js"></script>`,
   );
-  const context = await shared.browser.newContext();
+  const context = given ?? (await shared.browser.newContext());
   try {
     const tab = await context.newPage();
     await tab.goto(`${shared.server.origin}/${name}.html`);
     const outcome = await tab.waitForFunction(() => (window as unknown as { __outcome?: unknown }).__outcome, undefined, { timeout: 20_000 });
     expect(await outcome.jsonValue()).toEqual({ finished: true });
-    return await tab.evaluate(() => (window as unknown as { __ran: Array<{ location: string; actual: unknown }> }).__ran);
+    const ran = await tab.evaluate(() => (window as unknown as { __ran: Array<{ location: string; actual: unknown }> }).__ran);
+    await tab.close();
+    return ran;
   } finally {
-    await context.close();
+    if (!given) await context.close();
   }
 }
 
@@ -248,6 +252,32 @@ describe('README and docs examples, run as written (run `npm run build` first)',
       expect(compare(example, ran)).toEqual([]);
     }, 60_000);
   }
+
+  it('README.md (browser), loaded again in the same browser: the same account and agent, nothing made twice', async () => {
+    const readme = all.find((example) => example.document === 'README.md' && example.place === 'browser')!;
+    const context = await shared.browser.newContext();
+    try {
+      const keys: string[] = [];
+      for (let visit = 0; visit < 2; visit++) {
+        expect(compare(readme, await runInBrowser(readme, context))).toEqual([]);
+        // a page of the same origin that runs nothing, to read what the example left
+        writeFileSync(join(workDirectory, 'page', 'blank.html'), '<!doctype html><title>blank</title>');
+        const tab = await context.newPage();
+        await tab.goto(`${shared.server.origin}/blank.html`);
+        const state = await tab.evaluate(async () => {
+          const key = localStorage.getItem('fuzzbox-key')!;
+          const agents = await (await fetch('/agent', { headers: { Authorization: `Bearer ${key}` } })).json();
+          return { key, agents: (agents as Array<{ name: string }>).map(({ name }) => name) };
+        });
+        await tab.close();
+        keys.push(state.key);
+        expect(state.agents).toEqual(['fan']);
+      }
+      expect(keys[1]).toBe(keys[0]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 
   it('a stated value that the code does not produce is caught', () => {
     const example: Example = { document: 'x', place: 'node', source: '', checks: [] };

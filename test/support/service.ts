@@ -17,6 +17,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../../src/store/postgres/sql.js';
 import type { FuzzboxStore } from '../../src/store/store.js';
 import { newDatabase } from './databases.js';
+import { answerProblems } from './openapi.js';
 import { brokenStore, failWrites, quotaExceeded } from './faults.js';
 
 export type StoreBackend = 'dexie' | 'pglite' | 'postgres';
@@ -143,6 +144,9 @@ export async function createTestService(options: FuzzyServiceOptions = {}): Prom
     } catch {
       throw new Error(`${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
+    // every answer of the conformance suite is also a test of the REST reference (GET /openapi.json)
+    const problem = answerProblems(method, path, response.status, parsed);
+    if (problem) throw new Error(problem);
     return { status: response.status, headers: response.headers, body: parsed as any };
   };
 

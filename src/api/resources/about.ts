@@ -3,7 +3,7 @@ import { json } from '../http.js';
 
 /** The package version; test/api checks it against package.json. */
 export const PACKAGE_VERSION = '0.1.0';
-/** The version of the REST contract (SPEC.md) this service answers. */
+/** The version of the REST interface (GET /openapi.json, docs/REST.md) this service answers. */
 export const CONTROLLER_VERSION = '1.0.0';
 
 /** GET /version: needs no API key. */

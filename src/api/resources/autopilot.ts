@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
+import { autopilotSwitchSchema, rollbackBodySchema } from '../../schema/autopilot.js';
 import { WIDEST_SPREAD } from '../../learn/index.js';
 import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../../core/autopilot.js';
 import { param, type Context } from '../context.js';
@@ -8,15 +8,6 @@ import { json } from '../http.js';
 import { versionBody } from '../../core/versions.js';
 import type { VersionRecord } from '../../store/records.js';
 import type { AutopilotState, PerformanceReport } from '../../schema/autopilot.js';
-
-const switchSchema = z.strictObject(
-  { enabled: z.boolean({ error: 'enabled must be true or false' }) },
-  { error: 'the body must be {"enabled": true} or {"enabled": false}' },
-);
-const rollbackSchema = z.strictObject(
-  { version: z.string({ error: 'version must be the id of one of the agent\'s versions' }).min(1, { error: 'version must not be empty' }) },
-  { error: 'the body must be {"version": "<id of an earlier version>"}' },
-);
 
 async function autopilotView(context: Context): Promise<AutopilotState> {
   const { service, userID } = context;
@@ -49,7 +40,7 @@ export async function readAutopilot(context: Context): Promise<Response> {
 
 /** PUT /agent/:id/autopilot `{"enabled": bool}` */
 export async function switchAutopilot(context: Context): Promise<Response> {
-  const parsed = switchSchema.safeParse(context.body);
+  const parsed = autopilotSwitchSchema.safeParse(context.body);
   if (!parsed.success) throw validationError(parsed.error, 'autopilot switch');
   const { service, userID } = context;
   const agentID = param(context, 'id');
@@ -59,7 +50,7 @@ export async function switchAutopilot(context: Context): Promise<Response> {
 
 /** POST /agent/:id/rollback `{"version": id}`: a new latest version with that version's definition, origin "rolled back". */
 export async function rollbackAgent(context: Context): Promise<Response> {
-  const parsed = rollbackSchema.safeParse(context.body);
+  const parsed = rollbackBodySchema.safeParse(context.body);
   if (!parsed.success) throw validationError(parsed.error, 'rollback');
   const { service, userID } = context;
   const agentID = param(context, 'id');

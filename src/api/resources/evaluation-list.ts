@@ -52,7 +52,7 @@ function readQuery(url: URL): EvaluationQuery {
 
 /**
  * GET /agent/:id/evaluation?limit=&cursor=&version=&feedback=: the agent's evaluations, newest
- * first, each with its feedback; also a deleted agent's, for its owner (SPEC 2).
+ * first, each with its feedback; also a deleted agent's, for its owner (docs/REST.md).
  */
 export async function listAgentEvaluations(context: Context): Promise<Response> {
   const query = readQuery(context.url);

@@ -1,7 +1,7 @@
 // Sync's endpoints on a server (docs/SYNC.md): a replica pulls what changed after its
 // checkpoint and pushes what it wrote, both as the NDJSON records of GET /export.
 import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
-import { ApiError, validationError } from '../../schema/errors.js';
+import { ApiError, docsURL, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
 import { hasChangeFeed } from '../../store/store.js';
@@ -28,7 +28,7 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
   if (!hasChangeFeed(service.store)) {
     throw new ApiError(
       'NotFound',
-      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
+      `this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, ${docsURL('SYNC.md')})`,
     );
   }
   const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
@@ -63,7 +63,7 @@ export async function pushChanges({ request, url, service, userID }: Context): P
 /** GET /sync/status on a replica: when it last synced, what waits, what went wrong (docs/SYNC.md). */
 export async function readSyncStatus({ service, userID }: Context): Promise<Response> {
   const replicator = service.replicator;
-  if (!replicator) throw new ApiError('NotFound', 'sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (docs/SYNC.md)');
+  if (!replicator) throw new ApiError('NotFound', `sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (${docsURL('SYNC.md')})`);
   if ((await replicator.userID()) !== userID) throw new ApiError('NotFound', 'this account is not the one this service syncs: use the key given as sync.apiKey');
   return json(await replicator.status());
 }

@@ -161,7 +161,7 @@ export class FuzzboxDatabase extends Dexie {
       // Only pass what was given: an explicit `undefined` would override Dexie's defaults.
       ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
-      // "stored" must mean on disk before a response leaves (SPEC 2: the log is stored first).
+      // "stored" must mean on disk before a response leaves (docs/REST.md: the log is stored first).
       chromeTransactionDurability: 'strict',
       // the service runs no live queries; Dexie's query cache would only cost memory
       cache: 'disabled',

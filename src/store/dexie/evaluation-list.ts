@@ -25,7 +25,7 @@ const MAX_GROUPS_PER_READ = 64;
  */
 const DENSE_ENOUGH = 4;
 
-/** The caller's agent, live or deleted (its logs stay listable by its owner, SPEC 2), or NotFound. */
+/** The caller's agent, live or deleted (its logs stay listable by its owner, docs/REST.md), or NotFound. */
 async function requireOwnAgentID(db: FuzzboxDatabase, userID: string, agentID: string): Promise<void> {
   const agent = await db.agents.get(agentID);
   const owner = agent ? agent.userID : (await deletedOwners(db, [agentID])).get(agentID)?.userID;

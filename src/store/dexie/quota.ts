@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../../schema/errors.js';
+import { ApiError, docsURL } from '../../schema/errors.js';
 import type { DatabaseOptions } from './database.js';
 
 function findCause(error: unknown, name: string, depth = 0): boolean {
@@ -27,7 +27,7 @@ export function asStorageFull(error: unknown): unknown {
       '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
       'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
       'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
-      'for older ones later, on its own schedule (docs/REST.md, "A full disk")',
+      `for older ones later, on its own schedule (${docsURL('REST.md#a-full-disk')})`,
   );
 }
 

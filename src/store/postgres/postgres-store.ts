@@ -329,7 +329,7 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
 
   listEvaluations(userID: string, agentID: string, query: EvaluationQuery): Promise<EvaluationPage> {
     return this.#read(async (sql) => {
-      // a deleted agent's logs stay listable by its owner (SPEC 2)
+      // a deleted agent's logs stay listable by its owner (docs/REST.md)
       const owner = storable(agentID)
         ? await sql.query('SELECT 1 FROM agents WHERE id = $1 AND user_id = $2 UNION ALL SELECT 1 FROM deleted_agents WHERE id = $1 AND user_id = $2', [
             agentID,
