@@ -186,14 +186,15 @@ for (const engine of enginesToTest()) {
         await page.waitFor(() => document.querySelectorAll('#history tr').length > 0, undefined, 30_000);
         expect(await page.evaluate(() => document.querySelector('#status')!.textContent)).toMatch(/^Ready/);
         // what the browser tells about its storage, or that it tells nothing (WebKit), never blanks
-        await page.waitFor(() => / evaluations, /.test(document.querySelector('#storage-state')?.textContent ?? ''));
+        await page.waitFor(() => / evaluations?, /.test(document.querySelector('#storage-state')?.textContent ?? ''));
         const storageState = await page.evaluate(() => document.querySelector('#storage-state')!.textContent!);
         if (await page.evaluate(() => 'storage' in navigator)) expect(storageState).toMatch(/ MB of [\d.]+ MB used · (kept until you clear it|may be evicted)/);
         else expect(storageState).toMatch(/this browser does not tell how much room it gives · this browser does not tell whether it keeps it .*download a backup$/);
+        const rows = await page.evaluate(() => document.querySelectorAll('#history tr').length);
         await served.close();
         await page.goto(`${origin}/`);
-        // every start evaluates the inputs on screen once: two rows, the second made with no server
-        await page.waitFor(() => document.querySelectorAll('#history tr').length >= 2, undefined, 30_000);
+        // the page, its scripts and the stored evaluation, all from the worker with no server
+        await page.waitFor((rows) => document.querySelectorAll('#history tr').length === rows && document.querySelector('#history tr.current') !== null, rows, 30_000);
         expect(await page.evaluate(() => document.querySelector('.answer .crisp')!.textContent)).toBe('19.5');
       } finally {
         await page.close();
