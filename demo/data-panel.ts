@@ -3,7 +3,7 @@
 import { type FuzzyClient, FuzzyApiError, requestPersistence } from '../src/client/index.js';
 
 const count = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
-const megabytes = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** Mounts the panel; the function it returns shows the counts again (call it after a write). */
 export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient, onRestored: () => Promise<void>): () => Promise<void> {
@@ -22,11 +22,17 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
 
   async function showState(): Promise<void> {
     const { usage, quota, persisted, counts } = await client().getStorage();
-    const kept = persisted ? 'kept until you clear it' : 'may be evicted when the disk runs low';
+    // Safari and WebKitGTK have no storage manager: nothing to show or ask for, so the backup it is
+    const used = usage === null || quota === null ? 'this browser does not tell how much room it gives' : `${megabytes(usage)} of ${megabytes(quota)} used`;
+    const kept =
+      persisted === true
+        ? 'kept until you clear it'
+        : persisted === false
+          ? 'may be evicted when the disk runs low'
+          : 'this browser does not tell whether it keeps it (Safari deletes a site\'s data after 7 days without a visit): download a backup';
     $('#storage-state').textContent =
-      `${count(counts.agents, 'agent')}, ${count(counts.evaluations, 'evaluation')}, ${counts.feedback} feedback · ` +
-      `${megabytes(usage)} of ${megabytes(quota)} used · ${kept}`;
-    $('#persist').hidden = persisted === true;
+      `${count(counts.agents, 'agent')}, ${count(counts.evaluations, 'evaluation')}, ${counts.feedback} feedback · ${used} · ${kept}`;
+    $('#persist').hidden = persisted !== false;
   }
 
   $('#download-backup').onclick = async () => {

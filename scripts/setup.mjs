@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Installs whatever a fresh machine is missing, so that `npm test`, `npm run demo` and
-// `npm run bench` work on a clean clone: npm packages always, Debian's Chromium with --browser,
+// `npm run bench` work on a clean clone: npm packages always, with --browser Debian's Chromium,
+// Firefox ESR, WebKitGTK's WebDriver and Xvfb (never a browser download),
 // with --server Debian's PostgreSQL (the server's tests start their own cluster) and the
 // Python and PHP clients the server's tests drive it with.
 // Uses only Node built-ins, because it runs before node_modules exists.
@@ -29,23 +30,6 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockHash) {
   writeFileSync(stamp, lockHash);
 }
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-if (args.has('--browser') && !existsSync(chromiumPath)) {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const hasApt = existsSync('/usr/bin/apt-get');
-  if (!isRoot || !hasApt) {
-    console.error(
-      `[setup] Chromium is missing at ${chromiumPath}. Install Debian's package as root ` +
-        '(apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH to a Chromium binary.',
-    );
-    process.exit(1);
-  }
-  log('installing Chromium with apt-get (Debian package "chromium")');
-  run('apt-get update -qq');
-  run('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium');
-}
-
 /** Debian packages whose marker file is missing, installed in one apt-get run (as root). */
 function installDebianPackages(wanted, why) {
   const missing = wanted.filter(({ present }) => !present());
@@ -59,6 +43,21 @@ function installDebianPackages(wanted, why) {
   log(`installing ${names} with apt-get (${why})`);
   run('apt-get update -qq');
   run(`DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${names}`);
+}
+
+// The browser tests run in each engine Debian packages: Chromium (playwright-core over CDP),
+// Firefox ESR (puppeteer-core over WebDriver BiDi) and WebKitGTK (WebKitWebDriver and its
+// MiniBrowser, which needs an X display: xvfb-run). test/browser/engines.ts finds them at these paths.
+if (args.has('--browser')) {
+  installDebianPackages(
+    [
+      { name: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
+      { name: 'firefox-esr', present: () => existsSync(process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr') },
+      { name: 'webkit2gtk-driver', present: () => existsSync(process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver') },
+      { name: 'xvfb xauth', present: () => existsSync('/usr/bin/xvfb-run') && existsSync('/usr/bin/xauth') },
+    ],
+    'the browser tests',
+  );
 }
 
 if (args.has('--server')) {

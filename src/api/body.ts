@@ -26,9 +26,22 @@ function checkContentType(contentType: string | null, modelFiles: boolean) {
   return modelFormat;
 }
 
+/**
+ * The request's body as a stream of bytes, null when there is none. Firefox's Request has no
+ * `body` stream (only arrayBuffer(), blob(), text()): there the engine has the whole body already
+ * (it sends no streamed request bodies), so it is read as a Blob, which the engine may keep out of
+ * this heap, and streamed from that; callers bound what they take from the stream either way.
+ */
+export async function bodyStream(request: Request): Promise<ReadableStream<Uint8Array> | null> {
+  if (request.body !== undefined) return request.body;
+  const blob = await request.blob();
+  return blob.size === 0 ? null : blob.stream();
+}
+
 async function readLimited(request: Request): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  const body = await bodyStream(request);
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -234,7 +234,12 @@ export class FuzzyClient {
    * size works; importing the same backup twice changes nothing.
    */
   async restoreBackup(backup: Blob | ReadableStream<Uint8Array> | string): Promise<ImportResult> {
-    const streamed = typeof backup !== 'string' && !(backup instanceof Blob);
+    let streamed = typeof backup !== 'string' && !(backup instanceof Blob);
+    if (streamed && !sendsStreams()) {
+      // Firefox and Safari cannot send a stream as a request body: a Blob, which the browser may keep on disk
+      backup = await new Response(backup).blob();
+      streamed = false;
+    }
     const response = await this.#send('POST', 'import', {
       body: backup,
       contentType: 'application/x-ndjson',
@@ -302,4 +307,22 @@ async function readJSON(response: Response, method: string, url: URL): Promise<u
         'not fuzzbox JSON: is the fuzzbox worker registered and controlling this page (await registerFuzzyWorker first)?',
     );
   }
+}
+
+/**
+ * Whether this fetch() can send a ReadableStream as a request body (Chromium can; Firefox and
+ * Safari cannot): such a browser reads the `duplex` option, and does not turn the stream into
+ * the text "[object ReadableStream]" with a text/plain Content-Type.
+ */
+function sendsStreams(): boolean {
+  let duplexRead = false;
+  const request = new Request('data:,', {
+    method: 'POST',
+    body: new ReadableStream(),
+    get duplex() {
+      duplexRead = true;
+      return 'half';
+    },
+  } as RequestInit);
+  return duplexRead && !request.headers.has('Content-Type');
 }

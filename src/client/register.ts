@@ -97,8 +97,11 @@ async function register(
     if (ours(registration.active) || ours(registration.waiting)) return new Promise<never>(() => {});
     throw error;
   });
+  const controlled = untilControlled(container, registration, scriptURL, installFailed).then(() =>
+    untilRegistrationShows(registration, container.controller!),
+  );
   await withTimeout(
-    Promise.race([untilControlled(container, registration, scriptURL, installFailed), failed]),
+    Promise.race([controlled, failed]),
     timeout,
     'the fuzzbox worker did not take control of this page',
   );
@@ -142,6 +145,22 @@ async function untilControlled(
       await nextChange(registration, installing);
       if (installing?.state === 'redundant') await installFailed.redundant();
     }
+  }
+}
+
+/**
+ * The page's registration object catches up with its worker in tasks of its own: WebKit and
+ * Firefox can fire `controllerchange` on a first visit while `registration.active` is still null
+ * and the worker that took control still shows as `waiting`. Sync messages go to
+ * `registration.active`, and updates are announced from `waiting`, so registration waits until
+ * the registration shows the controller active and activated, and nothing else of it.
+ */
+async function untilRegistrationShows(registration: ServiceWorkerRegistration, controller: ServiceWorker): Promise<void> {
+  const shown = () =>
+    registration.active === controller && registration.waiting !== controller && registration.installing !== controller && controller.state === 'activated';
+  while (!shown()) {
+    // the registration's attributes change without an event of their own
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

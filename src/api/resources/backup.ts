@@ -1,6 +1,7 @@
 import { timestamp } from '../../store/ids.js';
 import { backupStream, NDJSON, storeBackup } from '../../core/backup-stream.js';
 import type { Context } from '../context.js';
+import { bodyStream } from '../body.js';
 import { json } from '../http.js';
 
 /** GET /export: the caller's account as NDJSON, streamed as it is read. */
@@ -15,5 +16,5 @@ export async function exportAccount({ service, userID }: Context): Promise<Respo
 
 /** POST /import: a backup into the caller's account (`storeBackup`). */
 export async function importAccount({ request, service, userID }: Context): Promise<Response> {
-  return json(await storeBackup(request.headers.get('content-type'), request.body, (batch) => service.store.importRecords(userID, batch)));
+  return json(await storeBackup(request.headers.get('content-type'), await bodyStream(request), (batch) => service.store.importRecords(userID, batch)));
 }

@@ -6,6 +6,7 @@ import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
 import { hasChangeFeed } from '../../store/store.js';
 import type { Context } from '../context.js';
+import { bodyStream } from '../body.js';
 import { json } from '../http.js';
 import { NDJSON, storeBackup } from '../../core/backup-stream.js';
 
@@ -44,7 +45,7 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
 export async function pushChanges({ request, url, service, userID }: Context): Promise<Response> {
   const replica = replicaOf(url);
   const fed = new Set<string>();
-  const result = await storeBackup(request.headers.get('content-type'), request.body, async (batch) => {
+  const result = await storeBackup(request.headers.get('content-type'), await bodyStream(request), async (batch) => {
     const stored = await service.store.mergeRecords(userID, batch, replica);
     for (const agentID of stored.fedAgents) fed.add(agentID);
     return stored;
