@@ -43,5 +43,6 @@ export type { LogColumns } from './learn/dataset.js';
 export type { Moments, MeanEstimate } from './learn/statistics.js';
 export type { LearningLog, LearningLogQuery, VersionFeedback } from './store/learning-log.js';
 export type { ImportRecord, VersionLine } from './store/backup-records.js';
+export type { Stored } from './store/import-rules.js';
 export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';
 export type { VersionOrigin } from './schema/agent.js';

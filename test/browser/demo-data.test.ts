@@ -22,8 +22,8 @@ it('shows what is stored, downloads a backup file and restores it', async () => 
     expect(download.suggestedFilename()).toMatch(/^fuzzbox-demo-\d{4}-\d{2}-\d{2}\.ndjson$/);
     const file = await download.path();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ format: 'fuzzbox-backup', version: 1 });
-    expect(lines.slice(1).map((line) => JSON.parse(line).kind)).toEqual(['version', 'agent', 'evaluation']);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ format: 'fuzzbox-backup', version: 2 });
+    expect(lines.slice(1).map((line) => JSON.parse(line).kind)).toEqual(['version', 'agent', 'evaluation', 'end']);
 
     // restoring into the same account: everything is there already
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#restore-backup')]);
