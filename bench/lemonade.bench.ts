@@ -6,8 +6,6 @@
 // price for each buyer. Scored on what is served, exploration and trials included.
 // Then where autopilot's gap goes (docs/LEARNING.md, "The lemonade stand"), and how long requests
 // wait behind its background work when the app does not wait for it.
-import { compileAgent, evaluate } from '../src/engine/index.js';
-import type { Inputs } from '../src/engine/types.js';
 import { seededRandom } from '../src/learn/random.js';
 import {
   autopilotPlayer,
@@ -21,7 +19,9 @@ import {
   staticPlayer,
   tuneBandit,
   tuneLinearBandit,
+  servedParts,
   type AutopilotPlayer,
+  type ServedParts,
   type Play,
   type Score,
 } from '../test/learn/arena.js';
@@ -84,55 +84,9 @@ const autoLast = results.autopilot!.map(lastTwoDays);
 console.log(`autopilot ahead of UCB in ${results['UCB bandit']!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length} of ${SEEDS} seeds, of LinUCB in ${results.LinUCB!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length}`);
 
 // ---- where the gap goes ----
-/**
- * Splits what autopilot served against the seller as created, evaluation by evaluation, from its
- * own log: the plain answer of the latest version against the first's (what the versions are
- * worth), the plain answer of the version that answered against the latest's (the trials), and
- * what was served against that plain answer (the exploration).
- */
-async function decompose(player: AutopilotPlayer, seed: number) {
-  const entries: Array<{ versionID: string; input: Inputs; crisp: Record<string, number>; returned?: Record<string, number>; createdAt: string }> = [];
-  for (let cursor: string | null = ''; cursor !== null; ) {
-    const { body } = await player.call('GET', `agent/${player.agentID}/evaluation?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
-    entries.push(...body.evaluations);
-    cursor = body.next;
-  }
-  entries.reverse();
-  const { body: versions } = await player.call('GET', `agent/${player.agentID}/version`);
-  const compiled = new Map<string, ReturnType<typeof compileAgent>>();
-  for (const { id } of versions) compiled.set(id, compileAgent((await player.call('GET', `version/${id}`)).body));
-  const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
-  const first = versions.find((version: { origin: string }) => version.origin === 'created').id as string;
-  // the latest version at each evaluation: the first, then each adopted trial's from its decision on
-  const adoptions = (state.trials as Array<{ outcome: string; versionID: string; decidedAt: string }>).filter((trial) => trial.outcome === 'adopted');
-  const latestAt = (createdAt: string) => adoptions.filter((trial) => trial.decidedAt <= createdAt).at(-1)?.versionID ?? first;
-  const plain = (versionID: string, input: Inputs) => world.expected(input, evaluate(compiled.get(versionID)!, input).crisp, 0);
-  const parts = { versions: new Float64Array(DAYS), trials: new Float64Array(DAYS), exploration: new Float64Array(DAYS) };
-  let trialServed = 0;
-  for (const [i, entry] of entries.entries()) {
-    const latest = latestAt(entry.createdAt);
-    if (entry.versionID !== latest) trialServed++;
-    const day = Math.floor(i / BUYERS_PER_DAY);
-    const served = world.expected(entry.input, entry.returned ?? entry.crisp, 0);
-    const answered = world.expected(entry.input, entry.crisp, 0);
-    parts.exploration[day]! += served - answered;
-    parts.trials[day]! += answered - plain(latest, entry.input);
-    parts.versions[day]! += plain(latest, entry.input) - plain(first, entry.input);
-  }
-  // each proposal's truth: its plain answers and those of the version it was tried against, on 2,000 of the day's situations
-  const situations = situationsOf(world, seededRandom(seed + 500), 2000);
-  const worth = (versionID: string) => sum(situations.map((situation) => plain(versionID, situation))) / (situations.length / BUYERS_PER_DAY);
-  const trials = state.trials.map((trial: { versionID: string; basedOn: string; outcome: string }) => ({
-    outcome: trial.outcome,
-    gain: worth(trial.versionID) - worth(trial.basedOn),
-    before: worth(trial.basedOn),
-  }));
-  return { parts, trials, trialServed, spread: state.spread, versionCount: versions.length };
-}
-
 console.log('\nwhere autopilot goes against the seller as created, profit per day (mean over seeds):');
-const decompositions: Array<Awaited<ReturnType<typeof decompose>>> = [];
-for (const [s, player] of players.entries()) decompositions.push(await decompose(player, s + 1));
+const decompositions: ServedParts[] = [];
+for (const [s, player] of players.entries()) decompositions.push(await servedParts(world, player, s + 1, EVALUATIONS, BUYERS_PER_DAY));
 for (const part of ['versions', 'trials', 'exploration'] as const) {
   const label = { versions: "the latest version's plain answers", trials: 'the candidate on trial', exploration: "autopilot's draws" }[part];
   console.log(`${label.padEnd(36)}${Array.from({ length: DAYS }, (_, d) => (sum(decompositions.map((x) => x.parts[part][d]!)) / SEEDS).toFixed(1).padStart(7)).join('')}`);

@@ -23,8 +23,8 @@ export interface ArenaWorld {
   readonly asPublished?: boolean;
   /** the expected outcome at `progress` (0 → 1 over the run), without noise */
   expected(situation: Inputs, answer: Outputs, progress: number): number;
-  /** the noise added to each outcome */
-  noise(random: Random): number;
+  /** the noise added to each outcome, given its expected value (`play` always gives it: an outcome that is 0 or 1 has noise that depends on it) */
+  noise(random: Random, expected?: number): number;
 }
 
 const uniform = (random: Random, min: number, max: number) => min + (max - min) * random();
@@ -140,7 +140,8 @@ export async function play(world: ArenaWorld, player: Player, count: number, see
   let total = 0;
   for (const [i, situation] of situations.entries()) {
     const answer = await player.answer(situation, i / count);
-    const outcome = world.expected(situation, answer, i / count) + world.noise(noise);
+    const value = world.expected(situation, answer, i / count);
+    const outcome = value + world.noise(noise, value);
     served[i] = outcome;
     total += outcome;
     await player.learn?.(situation, answer, outcome);
@@ -477,3 +478,64 @@ const linearBanditSettings: LinearBanditSettings[] = [10, 19].flatMap((levels) =
 /** The linear bandit's settings that score best over `seeds` (not the seeds reported). */
 export const tuneLinearBandit = (world: ArenaWorld, count: number, seeds: readonly number[], score: Score = finalAnswers) =>
   tunePlayer(world, linearBanditSettings, (settings) => linearBanditPlayer(world, settings), count, seeds, score);
+
+/** What autopilot served against the agent as created, per day, split three ways (servedParts). */
+export interface ServedParts {
+  /** the latest version's plain answers against the first version's */
+  readonly parts: { readonly versions: Float64Array; readonly trials: Float64Array; readonly exploration: Float64Array };
+  /** each trial's outcome and the true gain per day of its candidate's plain answers over the version it was tried against */
+  readonly trials: ReadonlyArray<{ outcome: string; gain: number; before: number }>;
+  /** evaluations a candidate on trial answered */
+  readonly trialServed: number;
+  readonly spread: Record<string, number>;
+  readonly versionCount: number;
+}
+
+/**
+ * Splits what autopilot served against the seller as created, evaluation by evaluation, from its
+ * own log: the plain answer of the latest version against the first's (what the versions are
+ * worth), the plain answer of the version that answered against the latest's (the trials), and
+ * what was served against that plain answer (the exploration).
+ */
+export async function servedParts(world: ArenaWorld, player: AutopilotPlayer, seed: number, count: number, day: number): Promise<ServedParts> {
+  const days = Math.ceil(count / day);
+  const entries: Array<{ versionID: string; input: Inputs; crisp: Record<string, number>; returned?: Record<string, number>; createdAt: string }> = [];
+  for (let cursor: string | null = ''; cursor !== null; ) {
+    const { body } = await player.call('GET', `agent/${player.agentID}/evaluation?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+    entries.push(...body.evaluations);
+    cursor = body.next;
+  }
+  entries.reverse();
+  const { body: versions } = await player.call('GET', `agent/${player.agentID}/version`);
+  const compiled = new Map<string, ReturnType<typeof compileAgent>>();
+  for (const { id } of versions) compiled.set(id, compileAgent((await player.call('GET', `version/${id}`)).body));
+  const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+  const first = versions.find((version: { origin: string }) => version.origin === 'created').id as string;
+  // the latest version at each evaluation: the first, then each adopted trial's from its decision on
+  const adoptions = (state.trials as Array<{ outcome: string; versionID: string; decidedAt: string }>).filter((trial) => trial.outcome === 'adopted');
+  const latestAt = (createdAt: string) => adoptions.filter((trial) => trial.decidedAt <= createdAt).at(-1)?.versionID ?? first;
+  const plain = (versionID: string, input: Inputs, progress = 1) => world.expected(input, evaluate(compiled.get(versionID)!, input).crisp, progress);
+  const parts = { versions: new Float64Array(days), trials: new Float64Array(days), exploration: new Float64Array(days) };
+  let trialServed = 0;
+  for (const [i, entry] of entries.entries()) {
+    const latest = latestAt(entry.createdAt);
+    if (entry.versionID !== latest) trialServed++;
+    const progress = i / count;
+    const at = Math.floor(i / day);
+    const served = world.expected(entry.input, entry.returned ?? entry.crisp, progress);
+    const answered = world.expected(entry.input, entry.crisp, progress);
+    parts.exploration[at]! += served - answered;
+    parts.trials[at]! += answered - plain(latest, entry.input, progress);
+    parts.versions[at]! += plain(latest, entry.input, progress) - plain(first, entry.input, progress);
+  }
+  // each proposal's truth: its plain answers and those of the version it was tried against, per day, on 2,000 situations at the end of the run
+  const situations = situationsOf(world, seededRandom(seed + 500), 2000);
+  const worth = (versionID: string) => (situations.reduce((total, situation) => total + plain(versionID, situation), 0) * day) / situations.length;
+  const trials = state.trials.map((trial: { versionID: string; basedOn: string; outcome: string }) => ({
+    outcome: trial.outcome,
+    gain: worth(trial.versionID) - worth(trial.basedOn),
+    before: worth(trial.basedOn),
+  }));
+  return { parts, trials, trialServed, spread: state.spread, versionCount: versions.length };
+}
+
