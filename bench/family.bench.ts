@@ -14,6 +14,8 @@ const FIRST = Number(process.env.FAMILY_SEED ?? 1 + Math.floor(Math.random() * 1
 const DAYS = 10;
 const EVALUATIONS = DAYS * FAMILY_DAY;
 const RUN_SEED = 1;
+/** worlds the bandits' one configuration is chosen on (other seeds than those reported) */
+const TUNING = Number(process.env.FAMILY_TUNING_WORLDS ?? 8);
 
 const sum = (values: ArrayLike<number>, from = 0, to = values.length) => {
   let total = 0;
@@ -57,10 +59,10 @@ async function configureOnce<S>(worlds: readonly FamilyWorld[], choices: readonl
 }
 
 console.log(`worlds: ${COUNT} plausible ones from seed ${FIRST} on (FAMILY_SEED=${FIRST} repeats them); ${DAYS} days of ${FAMILY_DAY} evaluations`);
-const tuningWorlds = randomWorlds(FIRST + 10_000_000, 8);
+const tuningWorlds = randomWorlds(FIRST + 10_000_000, TUNING);
 const c = await configureOnce(tuningWorlds, [0.1, 0.25, 0.5, 1], ucb);
 const alpha = await configureOnce(tuningWorlds, [0.5, 1, 2, 4], linUCB);
-console.log(`configured once on 8 other worlds (seeds from ${tuningWorlds[0]!.seed}): UCB c = ${c}, LinUCB alpha = ${alpha}`);
+console.log(`configured once on ${TUNING} other worlds (seeds from ${tuningWorlds[0]!.seed}): UCB c = ${c}, LinUCB alpha = ${alpha}`);
 
 const names = ['starting agent', 'autopilot', 'best fixed', 'UCB bandit', 'LinUCB', 'best per situation'] as const;
 const rows: Array<{ world: FamilyWorld; results: Record<string, Play>; ms: number }> = [];
