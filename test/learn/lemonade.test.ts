@@ -93,5 +93,5 @@ describe('autopilot on the lemonade stand: evaluate and feedback, nothing else',
     const versions = (sum(split.parts.versions, DAYS - 2) / 2) / lastTwoDays(start);
     expect(versions).toBeGreaterThan(0.15);
     expect(lastTwoDays(learnt)).toBeGreaterThan(0.9 * lastTwoDays(start));
-  }, 600_000);
+  }, 1_200_000);
 });
