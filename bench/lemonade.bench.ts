@@ -46,7 +46,7 @@ const median = (values: number[]) => {
 const tuning = [101, 102, 103];
 // the issue's bandit: 19 prices × 5 temperature × 2 sunny buckets (numBuyers, mostly far above the seller's 0..20, ignored), or with 6 buckets of each input
 const bucketChoices = [{ temperature: 5, sunny: 2 }, 6];
-const ucb = await tuneBandit(world, EVALUATIONS, tuning, lastTwoDays, banditSettings.filter(({ levels }) => levels >= 10).flatMap((settings) => bucketChoices.map((buckets) => ({ ...settings, levels: 19, buckets }))));
+const ucb = await tuneBandit(world, EVALUATIONS, tuning, lastTwoDays, banditSettings.filter(({ levels }) => levels === 10).flatMap((settings) => bucketChoices.map((buckets) => ({ ...settings, levels: 19, buckets }))));
 const linear = await tuneLinearBandit(world, EVALUATIONS, tuning, lastTwoDays);
 console.log(`UCB tuned on seeds ${tuning.join(', ')} to ${JSON.stringify(ucb)}; LinUCB to ${JSON.stringify(linear)}`);
 
