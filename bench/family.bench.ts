@@ -6,7 +6,19 @@
 // whole family, on other worlds); the best answer per situation. Scored on what is served,
 // exploration and trials included: the last two days, and all ten. Reported as distributions over
 // the worlds, never as means.
-import { autopilotPlayer, banditPlayer, bestFixedPlayer, linearBanditPlayer, oraclePlayer, play, staticPlayer, type ArenaWorld, type Play, type Player } from '../test/learn/arena.js';
+import {
+  autopilotPlayer,
+  banditPlayer,
+  bestFixedPlayer,
+  linearBanditPlayer,
+  oraclePlayer,
+  play,
+  servedParts,
+  staticPlayer,
+  type ArenaWorld,
+  type Play,
+  type Player,
+} from '../test/learn/arena.js';
 import { FAMILY_DAY, randomWorlds, type FamilyWorld } from '../test/learn/family.js';
 
 const COUNT = Number(process.env.FAMILY_WORLDS ?? 40);
@@ -73,6 +85,7 @@ for (const world of randomWorlds(FIRST, COUNT)) {
   const auto = await autopilotPlayer(world, RUN_SEED);
   results.autopilot = await play(world, auto, EVALUATIONS, RUN_SEED);
   const ms = performance.now() - start;
+  const { parts } = await servedParts(world, auto, RUN_SEED, EVALUATIONS, FAMILY_DAY);
   await auto.close();
   results['best fixed'] = await play(world, bestFixedPlayer(world, RUN_SEED, EVALUATIONS), EVALUATIONS, RUN_SEED);
   results['UCB bandit'] = await play(world, ucb(c)(world), EVALUATIONS, RUN_SEED);
@@ -83,7 +96,8 @@ for (const world of randomWorlds(FIRST, COUNT)) {
   console.log(
     `${world.name.padEnd(14)} ${JSON.stringify(world.traits)}  last two days against the start: ` +
       names.slice(1).map((name) => `${name} ${percent(lastTwoDays(results[name]!) / Math.abs(start2) - Math.sign(start2))}`).join(', ') +
-      ` (autopilot ${(ms / 1000).toFixed(0)} s)`,
+      `; autopilot's last two days against the start, per day: versions ${((parts.versions[DAYS - 1]! + parts.versions[DAYS - 2]!) / 2).toPrecision(3)}, ` +
+      `trials ${((parts.trials[DAYS - 1]! + parts.trials[DAYS - 2]!) / 2).toPrecision(3)}, draws ${((parts.exploration[DAYS - 1]! + parts.exploration[DAYS - 2]!) / 2).toPrecision(3)} (${(ms / 1000).toFixed(0)} s)`,
   );
 }
 
