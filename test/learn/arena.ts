@@ -334,6 +334,30 @@ export interface AutopilotPlayer extends Player {
   close(): Promise<void>;
 }
 
+/** A request to `service`'s handler as an app sends it: JSON in, with the account's key if given, and JSON out. */
+export const requestOn =
+  (service: FuzzyService) =>
+  async (method: string, path: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> => {
+    const response = await service.handle(
+      new Request(`http://fuzzbox.test/${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    return { status: response.status, body: await response.json(), headers: response.headers };
+  };
+
+/** requestOn, throwing unless the answer is 200. */
+export const callOn = (service: FuzzyService) => {
+  const request = requestOn(service);
+  return async (method: string, path: string, key: string | undefined, body?: unknown) => {
+    const answer = await request(method, path, key, body);
+    if (answer.status !== 200) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer;
+  };
+};
+
 /**
  * fuzzbox through its real handler: `POST /agent/:id` without parameters and feedback, nothing
  * else. `resume` plays on an existing service, account and agent.
@@ -344,21 +368,8 @@ export async function autopilotPlayer(
   resume: { indexedDB?: IDBFactory; service?: FuzzyService; key?: string; agentID?: string } = {},
 ): Promise<AutopilotPlayer> {
   const service = resume.service ?? createFuzzyService({ indexedDB: resume.indexedDB ?? new IDBFactory(), IDBKeyRange, random: seededRandom(seed + 3000) });
-  const request = async (method: string, path: string, key: string | undefined, body?: unknown) => {
-    const response = await service.handle(
-      new Request(`http://fuzzbox.test/${path}`, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    );
-    return { status: response.status, body: await response.json(), headers: response.headers };
-  };
-  const call = async (method: string, path: string, key: string | undefined, body?: unknown) => {
-    const answer = await request(method, path, key, body);
-    if (answer.status !== 200) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-    return answer;
-  };
+  const request = requestOn(service);
+  const call = callOn(service);
   const key = resume.key ?? ((await call('POST', 'account', undefined, {})).body.apiKey as string);
   const agentID = resume.agentID ?? ((await call('POST', 'agent', key, world.asPublished ? world.agent : { name: world.name, ...world.agent })).body.id as string);
   let last = '';

@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { autopilotPlayer, banditPlayer, linearBanditPlayer, oraclePlayer, play, servedParts, staticPlayer, type Play } from './arena.js';
+import { autopilotPlayer, banditPlayer, callOn, linearBanditPlayer, oraclePlayer, play, servedParts, staticPlayer, type Play } from './arena.js';
 import { buyer, BUYERS_PER_DAY, lemonadeDays, lemonadeStand, profitOf, seller } from './lemonade.js';
 
 const DAYS = 12;
@@ -20,17 +20,7 @@ const lastTwoDays = (result: Play) => sum(result.served, EVALUATIONS - 2 * BUYER
 describe('the lemonade stand as published', () => {
   it('both agents are accepted as published, and a sale is what the buyer agent, asked through the service, says', async () => {
     const service = createFuzzyService({ indexedDB: new IDBFactory(), IDBKeyRange });
-    const call = async (method: string, path: string, key: string | undefined, body?: unknown) => {
-      const response = await service.handle(
-        new Request(`http://fuzzbox.test/${path}`, {
-          method,
-          headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        }),
-      );
-      expect(response.status, `${method} ${path}`).toBe(200);
-      return response.json();
-    };
+    const call = async (method: string, path: string, key: string | undefined, body?: unknown) => (await callOn(service)(method, path, key, body)).body;
     const { apiKey } = await call('POST', 'account', undefined, {});
     await call('POST', 'agent', apiKey, seller);
     const { id: buyerID } = await call('POST', 'agent', apiKey, buyer);
