@@ -118,13 +118,14 @@ for (const engine of enginesToTest()) {
       expect(storage.body.quota === null).toBe(!reportsStorage);
       if (reportsStorage) expect(storage.body.usage).toBeGreaterThan(0);
 
-      // the backup: a header, the version, the agent, every evaluation, the feedback; read back whole
+      // the backup: a header, the version, the agent, every evaluation, the feedback, the trailer; read back whole
       const exported = await call(page, 'GET', '/export', undefined, key);
       expect(exported.status).toBe(200);
       const kinds = (exported.body as string).trimEnd().split('\n').slice(1).map((line) => JSON.parse(line).kind);
-      expect(kinds).toEqual(['version', 'agent', ...Array(EVALUATIONS).fill('evaluation'), 'feedback']);
+      expect(kinds).toEqual(['version', 'agent', ...Array(EVALUATIONS).fill('evaluation'), 'feedback', 'end']);
       const imported = await call(page, 'POST', '/import', exported.body, key);
-      expect(imported.body).toEqual({ lines: kinds.length + 1, imported: 0, unchanged: kinds.length });
+      // every record already here; the header and the trailer are lines, not records
+      expect(imported.body).toEqual({ lines: kinds.length + 1, imported: 0, unchanged: kinds.length - 1 });
 
       // a body the engine hands the worker whole (Firefox) is bounded as a streamed one is
       const huge = await call(page, 'POST', '/agent', { ...fanAgent, name: 'x'.repeat(1024 * 1024) }, key);
@@ -162,9 +163,9 @@ for (const engine of enginesToTest()) {
       }, { key, fanAgent });
       expect(fromClient.fan).toBeCloseTo(fanAt15, 9);
       expect(fromClient.logged).toBe(fromClient.fan);
-      // the header, the version, the agent and the evaluation: all already here
-      expect(fromClient.lines).toBe(4);
-      expect(fromClient.restored).toEqual({ lines: 4, imported: 0, unchanged: 3 });
+      // the header, the version, the agent, the evaluation (all already here) and the trailer
+      expect(fromClient.lines).toBe(5);
+      expect(fromClient.restored).toEqual({ lines: 5, imported: 0, unchanged: 3 });
       expect(fromClient.restoredFromStream).toEqual(fromClient.restored);
       // written in the second tab, read in the first
       expect((await call(first, 'GET', '/agent', undefined, key)).body).toEqual([{ id: fromClient.agentID, name: 'fan' }]);
