@@ -1,10 +1,10 @@
 // Model files over REST (SPEC 7) and the operators setting, through fetch() → msw → handle().
-import { readFileSync } from 'node:fs';
+import { sharedText } from '../support/shared.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readModel } from '../../src/formats/index.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
-const shared = (path: string) => readFileSync(new URL(`../../../shared/${path}`, import.meta.url), 'utf8');
+const shared = sharedText;
 
 let t: TestService;
 let key: string;

@@ -53,15 +53,15 @@ RuleBlock:
 
 describe('refusals name the construct and its line', () => {
   it('FCL: Gaussian and bell terms, singletons, other methods and accumulations, points between 0 and 1, unknown operators', () => {
-    expect(refusal('fcl', fcl('TERM g := GAUSS 5 2;', goodDefuzzify, goodRules))).toMatchObject({ line: 9, construct: 'GAUSS' });
+    expect(refusal('fcl', fcl('TERM g := GAUSS 5 2;', goodDefuzzify, goodRules))).toMatchObject({ line: 9, construct: 'Gaussian' });
     expect(refusal('fcl', fcl('TERM g := Bell 5 2 1;', goodDefuzzify, goodRules)).message).toMatch(/^line 9: the Bell term "g" is not supported/);
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := 5; METHOD : COGS;', goodRules))).toMatchObject({ line: 12, construct: 'singleton' });
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MM;', goodRules))).toMatchObject({ line: 12, construct: 'METHOD MM' });
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); ACCU : BSUM;', goodRules))).toMatchObject({ line: 12, construct: 'ACCU BSUM' });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := 5; METHOD : COGS;', goodRules))).toMatchObject({ line: 12, construct: 'Constant' });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MM;', goodRules))).toMatchObject({ line: 12, construct: 'defuzzifier meanOfMaximum' });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); ACCU : BSUM;', goodRules))).toMatchObject({ line: 12, construct: 'aggregation boundedSum' });
     expect(refusal('fcl', fcl('TERM m := (0, 0) (5, 0.5) (10, 0);', goodDefuzzify, goodRules)).message).toBe(
       `line 9: term "m" has a point of degree 0.5; fuzzbox's sets have corners at degrees 0 and 1 only`,
     );
-    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, `AND : BDIF; ${goodRules}`))).toMatchObject({ line: 15, construct: 'AND BDIF' });
+    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, `AND : BDIF; ${goodRules}`))).toMatchObject({ line: 15, construct: 'conjunction boundedDifference' });
   });
 
   it('hedges, and rules naming what does not exist, at the rule line', () => {
@@ -79,7 +79,7 @@ describe('refusals name the construct and its line', () => {
     expect(refusal('fll', fll('term: t Triangle 0 5 10 0.5'))).toMatchObject({ line: 5, construct: 'term height' });
     expect(refusal('fll', fll('', 'implication: Lukasiewicz'))).toMatchObject({ line: 13, construct: 'implication Lukasiewicz' });
     const sugeno = fll('').replace('defuzzifier: Centroid 200', 'defuzzifier: WeightedAverage TakagiSugeno');
-    expect(refusal('fll', sugeno)).toMatchObject({ line: 9, construct: 'defuzzifier WeightedAverage TakagiSugeno' });
+    expect(refusal('fll', sugeno)).toMatchObject({ line: 9, construct: 'defuzzifier weightedAverage' });
   });
 
   it('FIS: Sugeno systems, gaussmf, other methods', () => {
@@ -100,8 +100,8 @@ MF1='a':'trimf',[0 5 10]
 1, 1 (1) : 1
 `;
     expect(refusal('fis', fis("Type='sugeno'"))).toMatchObject({ line: 3, construct: 'Type sugeno' });
-    expect(refusal('fis', fis("Type='mamdani'", "MF1='lo':'gaussmf',[2 5]"))).toMatchObject({ line: 8, construct: 'gaussmf' });
-    expect(refusal('fis', fis("DefuzzMethod='bisector'"))).toMatchObject({ line: 3, construct: 'DefuzzMethod bisector' });
+    expect(refusal('fis', fis("Type='mamdani'", "MF1='lo':'gaussmf',[2 5]"))).toMatchObject({ line: 8, construct: 'Gaussian' });
+    expect(refusal('fis', fis("DefuzzMethod='bisector'"))).toMatchObject({ line: 3, construct: 'defuzzifier bisector' });
     expect(readModel('fis', fis("Type='mamdani'")).definition).toEqual({ inputs: { x: { lo: [0, 0, 10] } }, outputs: { y: { a: [0, 5, 10] } }, rules: ['IF x IS lo THEN y IS a'] });
   });
 });
