@@ -71,6 +71,34 @@ describe('model files in', () => {
   });
 });
 
+describe('a model file sent with the wrong Content-Type, or one a reader once crashed on', () => {
+  test('an FCL file sent as JSON, or FLL sent as text/x-fcl, is a 400 naming the right Content-Type, and changes nothing', async () => {
+    const before = await t.snapshot();
+    const fcl = shared('fuzzylite-examples/mamdani/SimpleDimmer.fcl');
+    const asJson = await t.call('POST', 'agent', { key, body: fcl, headers: { 'Content-Type': 'application/json' } });
+    expect(asJson.status).toBe(400);
+    expect(asJson.body.message).toMatch(/^the body is not valid JSON \(.*\); this is an? FCL file: send it with "Content-Type: text\/x-fcl"$/);
+    const fll = shared('fuzzylite-examples/mamdani/SimpleDimmer.fll');
+    const asFcl = await t.call('POST', 'agent', { key, body: fll, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(asFcl.status).toBe(400);
+    expect(asFcl.body.message).toBe('this is an FLL file, not FCL: send it with "Content-Type: text/x-fll"');
+    const fis = shared('fuzzylite-examples/mamdani/SimpleDimmer.fis');
+    const fisAsFll = await t.call('POST', 'agent', { key, body: fis, headers: { 'Content-Type': 'text/x-fll' } });
+    expect(fisAsFll.body.message).toBe('this is a FIS file, not FLL: send it with "Content-Type: text/x-fis"');
+    expect(await t.snapshot()).toEqual(before);
+  });
+
+  test('END_RULEBLOCK without RULEBLOCK, and CR-only line ends, are answered as FCL, not as "not valid JSON"', async () => {
+    const stray = await t.call('POST', 'agent', { key, body: 'FUNCTION_BLOCK b\nEND_RULEBLOCK\n', headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(stray.status).toBe(400);
+    expect(stray.body.message).toBe('the FCL file cannot be read: line 2: END_RULEBLOCK without RULEBLOCK before it');
+    const fcl = shared('fuzzylite-examples/mamdani/SimpleDimmer.fcl').replace(/\r?\n/g, '\r');
+    const created = await t.call('POST', 'agent', { key, body: fcl, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject(readModel('fcl', fcl.replace(/\r/g, '\n')).definition);
+  });
+});
+
 describe('model files out', () => {
   test('GET /agent/:id and GET /version/:id answer in the format Accept prefers, JSON otherwise', async () => {
     const text = shared('fuzzylite-examples/mamdani/matlab/shower.fis');
