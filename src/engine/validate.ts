@@ -189,11 +189,16 @@ export interface ValidatedAgent {
   operators?: Operators;
 }
 
+const T_NORMS = ['min', 'product', 'boundedDifference', 'drasticProduct', 'einsteinProduct', 'hamacherProduct', 'nilpotentMinimum'] as const;
+const S_NORMS = ['max', 'probabilisticSum', 'boundedSum', 'normalizedSum', 'drasticSum', 'einsteinSum', 'hamacherSum', 'nilpotentMaximum'] as const;
+
 /** Each operator an agent may choose, and the values it may take (the first is the default). */
 export const OPERATOR_CHOICES = {
-  and: ['min', 'product'],
-  or: ['max', 'probabilisticSum'],
-  implication: ['min', 'product'],
+  and: T_NORMS,
+  or: S_NORMS,
+  implication: T_NORMS,
+  aggregation: [...S_NORMS, 'none'],
+  defuzzification: ['centroid', 'bisector', 'meanOfMaximum', 'smallestOfMaximum', 'largestOfMaximum', 'weightedAverage', 'weightedSum'],
 } as const;
 
 /** Checks the optional operators: an object whose known keys take one of their values. */
