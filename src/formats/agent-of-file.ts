@@ -1,91 +1,231 @@
 // A model file as an agent: what each reader found (one form for FLL, FIS and FCL) turned into
-// fuzzbox's agent definition. Everything the agent cannot hold is refused here, once for all three
-// formats, as a FormatError naming the construct and the line it is on; nothing is approximated.
+// fuzzbox's agent definition (docs/ENGINE.md, "Term kinds, universes, operators"). Everything the
+// agent cannot hold is refused here, once for all three formats, as a FormatError naming the
+// construct and the line it is on; nothing is approximated.
+//
+// A variable whose terms are all straight-sided and whose declared range adds nothing keeps
+// fuzzy.ai's arrays, exactly as before; any other variable gets every term as an object naming its
+// kind, and its declared range in `operators.ranges`, so that no array shoulder changes direction
+// against a universe it was not drawn for.
 
-import type { Operators } from '../engine/types.js';
-import { buildModel, pointsTerm, readRule, type Model, type Term, type Variable } from './model.js';
-import { FormatError, type FileRuleBlock, type FileTerm, type FileVariable, type ModelFile } from './model-file.js';
-
-const HELD = 'fuzzbox holds triangles, trapezoids, ramps, rectangles and point lists of degrees 0 and 1; Minimum or AlgebraicProduct conjunction and implication; Maximum or AlgebraicSum disjunction; Maximum aggregation; Centroid';
-
-function refuse(line: number, construct: string, what: string): never {
-  throw new FormatError(line, construct, `${what} is not supported (${HELD})`);
-}
+import { parseRule } from '../engine/index.js';
+import { TERM_PARAMETERS } from '../engine/terms.js';
+import type { Aggregation, IfRule, Operators, OutputOperators, SNorm, TermDefinition, TNorm, VariableDefinition } from '../engine/types.js';
+import { checkedModel, pointsTerm, readRule, resolveSets, type Model, type Term } from './model.js';
+import { FormatError, isTakagiSugeno, type FileRuleBlock, type FileTerm, type FileVariable, type ModelFile } from './model-file.js';
 
 const CLASS_NAME = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(1);
 
-/** A term as fuzzbox's piecewise-linear sets hold it. */
-function termOf(term: FileTerm): Term {
-  const { name, line, kind, parameters: p } = term;
-  if (term.height !== 1 && kind !== 'discrete') refuse(line, 'term height', `term "${name}" with height ${term.height}`);
-  switch (kind) {
+function refuse(line: number, construct: string, what: string): never {
+  throw new FormatError(line, construct, `${what} is not supported`);
+}
+
+const T_NORMS: Readonly<Record<string, TNorm>> = {
+  minimum: 'min',
+  algebraicProduct: 'product',
+  boundedDifference: 'boundedDifference',
+  drasticProduct: 'drasticProduct',
+  einsteinProduct: 'einsteinProduct',
+  hamacherProduct: 'hamacherProduct',
+  nilpotentMinimum: 'nilpotentMinimum',
+};
+const S_NORMS: Readonly<Record<string, SNorm>> = {
+  maximum: 'max',
+  algebraicSum: 'probabilisticSum',
+  boundedSum: 'boundedSum',
+  normalizedSum: 'normalizedSum',
+  drasticSum: 'drasticSum',
+  einsteinSum: 'einsteinSum',
+  hamacherSum: 'hamacherSum',
+  nilpotentMaximum: 'nilpotentMaximum',
+};
+
+function norm<T>(table: Readonly<Record<string, T>>, role: string, setting: { name: string | null; line: number }): T {
+  if (setting.name === null || !Object.hasOwn(table, setting.name)) refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name === null ? 'none' : CLASS_NAME(setting.name)}`);
+  return table[setting.name]!;
+}
+
+/** The term as a straight-sided array term, when it is one (height 1, no plateau beyond its points). */
+function straightTerm(term: FileTerm): Term | undefined {
+  if (term.height !== 1) return undefined;
+  const { name, line, parameters: p } = term;
+  switch (term.kind) {
     case 'triangle':
     case 'trapezoid':
       return { name, line, kind: 'points', points: p };
     case 'ramp':
       return { name, line, kind: 'ramp', from: p[0]!, to: p[1]! };
-    case 'rectangle':
-      return { name, line, kind: 'points', points: [p[0]!, p[0]!, p[1]!, p[1]!] };
     case 'discrete': {
-      if (term.height !== 1) refuse(line, 'term height', `term "${name}" with height ${term.height}`);
       const points: Array<[number, number]> = [];
       for (let i = 0; i + 1 < p.length; i += 2) points.push([p[i]!, p[i + 1]!]);
-      return pointsTerm(name, line, points);
+      // a point list that is a triangle, trapezoid or ramp with nothing beyond its corners
+      try {
+        const shape = pointsTerm(name, line, points);
+        const corners = shape.kind === 'ramp' ? 2 : shape.points.length;
+        return corners === points.length ? shape : undefined;
+      } catch (error) {
+        if (error instanceof FormatError) return undefined;
+        throw error;
+      }
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The term as an object naming its kind, parameters named as fuzzylite's members. */
+function termObject(term: FileTerm, inputs: readonly string[]): TermDefinition {
+  const { name, line, kind, parameters: p } = term;
+  const height = term.height === 1 ? {} : { height: term.height };
+  switch (kind) {
+    case 'function':
+      return refuse(line, 'Function', `the Function term "${name}" (${JSON.stringify(term.expression ?? '')}): fuzzbox runs no expressions inside an agent; replace it by a Linear or Constant term`);
+    case 'discrete': {
+      const points: Array<[number, number]> = [];
+      for (let i = 0; i + 1 < p.length; i += 2) points.push([p[i]!, p[i + 1]!]);
+      return { type: 'discrete', points, ...height };
+    }
+    case 'linear': {
+      if (p.length > inputs.length + 1) throw new FormatError(line, 'Linear', `the Linear term "${name}" has ${p.length} coefficients; there are ${inputs.length} inputs (and a constant)`);
+      const coefficients = Object.fromEntries(inputs.flatMap((input, i) => (p[i] === undefined ? [] : [[input, p[i]!]])));
+      return { type: 'linear', coefficients, ...(p.length === inputs.length + 1 && p[inputs.length] !== 0 ? { constant: p[inputs.length]! } : {}) };
     }
     case 'constant':
-      return refuse(line, 'Constant', `the Constant term "${name}" (a Takagi-Sugeno output)`);
-    default:
-      return refuse(line, CLASS_NAME(kind), `the ${CLASS_NAME(kind)} term "${name}"`);
+      return { type: 'constant', value: p[0]! };
+    default: {
+      const names: readonly string[] = TERM_PARAMETERS[kind];
+      return { type: kind, ...Object.fromEntries(names.map((member, i) => [member, p[i]!])), ...height } as TermDefinition;
+    }
   }
 }
 
-function variableOf(variable: FileVariable, output: boolean): Variable {
+interface Converted {
+  readonly sets: VariableDefinition;
+  readonly range?: readonly [number, number];
+}
+
+function variableOf(variable: FileVariable, output: boolean, inputs: readonly string[]): Converted {
   if (!variable.enabled) refuse(variable.line, 'enabled: false', `the disabled variable "${variable.name}"`);
-  const terms = variable.terms.map(termOf);
-  if (output) {
-    const { aggregation, defuzzifier, lockPrevious } = variable;
-    if (aggregation && aggregation.name !== 'maximum') refuse(aggregation.line, `aggregation ${aggregation.name ?? 'none'}`, `the aggregation ${aggregation.name ?? 'none'}`);
-    if (defuzzifier && defuzzifier.name !== 'centroid') refuse(defuzzifier.line, `defuzzifier ${defuzzifier.name}`, `the defuzzifier ${CLASS_NAME(defuzzifier.name)}`);
-    if (lockPrevious?.value) refuse(lockPrevious.line, 'lock-previous', 'lock-previous: true');
+  const straight = variable.terms.map(straightTerm);
+  const declared = variable.range;
+  if (straight.every((term) => term !== undefined)) {
+    let low = Infinity;
+    let high = -Infinity;
+    for (const term of straight) for (const x of term.kind === 'ramp' ? [term.from, term.to] : term.points) (low = Math.min(low, x)), (high = Math.max(high, x));
+    // the universe fuzzbox infers from the points is the declared one: arrays say it all
+    if (declared === undefined || (declared[0] === low && declared[1] === high) || straight.length === 0) {
+      return { sets: resolveSets({ name: variable.name, line: variable.line, terms: straight }, output) };
+    }
   }
-  return { name: variable.name, line: variable.line, ...(variable.range ? { range: [variable.range[0], variable.range[1]] as [number, number] } : {}), terms };
+  const names = new Set<string>();
+  for (const term of variable.terms) {
+    if (names.has(term.name)) throw new FormatError(term.line, 'duplicate term', `term "${term.name}" is defined twice in "${variable.name}"`);
+    names.add(term.name);
+  }
+  const sets = Object.fromEntries(variable.terms.map((term) => [term.name, termObject(term, inputs)]));
+  return { sets, ...(declared ? { range: declared } : {}) };
 }
 
-const AND: Readonly<Record<string, NonNullable<Operators['and']>>> = { minimum: 'min', algebraicProduct: 'product' };
-const OR: Readonly<Record<string, NonNullable<Operators['or']>>> = { maximum: 'max', algebraicSum: 'probabilisticSum' };
+/** What an output chooses for itself, left out where it is what its kind of output has by default. */
+function outputSettings(variable: FileVariable, sugeno: boolean): OutputOperators {
+  const { aggregation, defuzzifier, lockPrevious, defaultValue } = variable;
+  if (lockPrevious?.value) refuse(lockPrevious.line, 'lock-previous', `lock-previous: true on "${variable.name}" (an evaluation depends only on its inputs)`);
+  const settings: { aggregation?: Aggregation; defuzzification?: OutputOperators['defuzzification']; default?: number } = {};
+  const weighted = defuzzifier ? defuzzifier.name === 'weightedAverage' || defuzzifier.name === 'weightedSum' : sugeno;
+  if (aggregation) {
+    const chosen: Aggregation = aggregation.name === null ? 'none' : norm(S_NORMS, 'aggregation', aggregation);
+    if (chosen === 'none' && !weighted) refuse(aggregation.line, 'aggregation none', `aggregation none on "${variable.name}", whose defuzzifier integrates`);
+    if (chosen !== (weighted ? 'none' : 'max')) settings.aggregation = chosen;
+  }
+  if (defuzzifier && defuzzifier.name !== (sugeno ? 'weightedAverage' : 'centroid')) settings.defuzzification = defuzzifier.name;
+  if (defaultValue !== undefined && Number.isFinite(defaultValue)) settings.default = defaultValue;
+  return settings;
+}
 
-function operatorsOf(block: FileRuleBlock): Required<Operators> {
-  const pick = <T>(table: Readonly<Record<string, T>>, role: string, setting: { name: string | null; line: number } | undefined, fallback: T): T => {
-    if (setting === undefined || (setting.name === null && role !== 'implication')) return fallback;
-    if (setting.name === null || !Object.hasOwn(table, setting.name)) refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name ?? 'none'}`);
-    return table[setting.name]!;
-  };
-  if (block.activation && block.activation.name !== 'general') refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${block.activation.name}`);
-  return {
-    and: pick(AND, 'conjunction', block.conjunction, 'min'),
-    or: pick(OR, 'disjunction', block.disjunction, 'max'),
-    implication: pick(AND as Readonly<Record<string, NonNullable<Operators['implication']>>>, 'implication', block.implication, 'min'),
-  };
+interface BlockOperators {
+  and?: TNorm;
+  or?: SNorm;
+  implication?: TNorm;
+}
+
+function blockOperators(block: FileRuleBlock): BlockOperators {
+  if (!block.enabled) refuse(block.line, 'enabled: false', 'a disabled rule block');
+  if (block.activation && block.activation.name !== 'general') refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${CLASS_NAME(block.activation.name)}`);
+  const chosen: BlockOperators = {};
+  if (block.conjunction?.name) chosen.and = norm(T_NORMS, 'conjunction', block.conjunction);
+  if (block.disjunction?.name) chosen.or = norm(S_NORMS, 'disjunction', block.disjunction);
+  if (block.implication?.name) chosen.implication = norm(T_NORMS, 'implication', block.implication);
+  return chosen;
 }
 
 /** The agent a model file describes; a FormatError for anything it cannot hold. */
 export function agentOfFile(file: ModelFile): Model {
-  const inputs = file.inputs.map((variable) => variableOf(variable, false));
-  const outputs = file.outputs.map((variable) => variableOf(variable, true));
+  const inputNames = file.inputs.map((variable) => variable.name);
+  const ranges: Record<string, readonly [number, number]> = {};
+  const lines = new Map<string, number>();
+  const convert = (list: readonly FileVariable[], kind: 'inputs' | 'outputs') =>
+    Object.fromEntries(
+      list.map((variable) => {
+        lines.set(`${kind}.${variable.name}`, variable.line);
+        for (const term of variable.terms) lines.set(`${kind}.${variable.name}.${term.name}`, term.line);
+        const { sets, range } = variableOf(variable, kind === 'outputs', inputNames);
+        if (range) ranges[variable.name] = range;
+        return [variable.name, sets];
+      }),
+    );
+  const inputs = convert(file.inputs, 'inputs');
+  const outputs = convert(file.outputs, 'outputs');
+
+  // rules, and which outputs each block concludes (for an implication per output)
   const rules: string[] = [];
   const ruleLines: number[] = [];
-  let operators: Required<Operators> | undefined;
+  const agentOperators: BlockOperators = {};
+  const implications = new Map<string, { implication: TNorm | undefined; line: number }>();
   for (const block of file.ruleBlocks) {
-    if (!block.enabled) refuse(block.line, 'enabled: false', 'a disabled rule block');
-    const chosen = operatorsOf(block);
-    if (operators && (operators.and !== chosen.and || operators.or !== chosen.or || operators.implication !== chosen.implication)) {
-      throw new FormatError(block.line, 'rule block', 'rule blocks with different operators are not supported: fuzzbox has one set of operators per agent');
+    const chosen = blockOperators(block);
+    for (const role of ['and', 'or'] as const) {
+      const mine = chosen[role];
+      if (mine === undefined) continue;
+      if (agentOperators[role] !== undefined && agentOperators[role] !== mine) {
+        throw new FormatError(block.line, 'rule block', `rule blocks with different ${role === 'and' ? 'conjunctions' : 'disjunctions'} are not supported: fuzzbox has one AND and one OR per agent`);
+      }
+      (agentOperators as Record<string, string>)[role] = mine;
     }
-    operators = chosen;
     for (const rule of block.rules) {
-      rules.push(readRule(rule.text, rule.line));
+      const text = readRule(rule.text, rule.line);
+      rules.push(text);
       ruleLines.push(rule.line);
+      for (const { variable } of (parseRule(text) as IfRule).conclusions) {
+        const before = implications.get(variable);
+        if (before && before.implication !== chosen.implication) {
+          throw new FormatError(rule.line, 'rule block', `"${variable}" is concluded by rule blocks with different implications; fuzzbox has one implication per output`);
+        }
+        implications.set(variable, { implication: chosen.implication, line: block.implication?.line ?? block.line });
+      }
     }
   }
-  return buildModel(file.name, inputs, outputs, rules, ruleLines, operators ?? { and: 'min', or: 'max', implication: 'min' });
+
+  // one implication for the agent when the Mamdani outputs agree, else each output its own
+  const used = new Set([...implications.values()].flatMap(({ implication }) => (implication ? [implication] : [])));
+  const oneImplication = used.size === 1 ? [...used][0] : undefined;
+  const perOutput: Record<string, OutputOperators> = {};
+  for (const variable of file.outputs) {
+    const sugeno = isTakagiSugeno(variable);
+    const settings: OutputOperators = outputSettings(variable, sugeno);
+    const implied = implications.get(variable.name);
+    const weighted = sugeno || settings.defuzzification === 'weightedAverage' || settings.defuzzification === 'weightedSum';
+    if (implied && implied.implication === undefined && !weighted) refuse(implied.line, 'implication none', `implication none for "${variable.name}", a Mamdani output`);
+    const own = used.size > 1 && implied?.implication !== undefined && implied.implication !== 'min' ? { implication: implied.implication } : {};
+    if (Object.keys(settings).length + Object.keys(own).length > 0) perOutput[variable.name] = { ...own, ...settings };
+  }
+
+  const operators: Operators = {
+    ...(agentOperators.and && agentOperators.and !== 'min' ? { and: agentOperators.and } : {}),
+    ...(agentOperators.or && agentOperators.or !== 'max' ? { or: agentOperators.or } : {}),
+    ...(oneImplication && oneImplication !== 'min' ? { implication: oneImplication } : {}),
+    ...(Object.keys(ranges).length > 0 ? { ranges } : {}),
+    ...(Object.keys(perOutput).length > 0 ? { outputs: perOutput } : {}),
+  };
+  const definition = { inputs, outputs, rules, ...(Object.keys(operators).length > 0 ? { operators } : {}) };
+  return checkedModel(file.name, definition, { variables: lines, rules: ruleLines, file: 1 });
 }

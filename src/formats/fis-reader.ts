@@ -3,7 +3,7 @@
 // one term index per input and per output (0: unused, negative: NOT, a fraction: fuzzylite's
 // hedge code), a weight and its connective (1: AND, 2: OR). Each line is read once, by position.
 
-import { FormatError, fileTerm, newRuleBlock, newVariable, number, numbers, type DefuzzifierKind, type FileTerm, type FileVariable, type ModelFile, type TermKind } from './model-file.js';
+import { FormatError, fileTerm, isTakagiSugeno, newRuleBlock, newVariable, number, numbers, type DefuzzifierKind, type FileTerm, type FileVariable, type ModelFile, type TermKind } from './model-file.js';
 import { addRule, addTerm, addVariable } from './limits.js';
 import { find, sourceLines, splitAt, trimmed, words } from './scan.js';
 
@@ -187,7 +187,7 @@ export function readFisFile(text: string): ModelFile {
   const aggregation = setting('AggMethod');
   const defuzzification = setting('DefuzzMethod');
   for (const output of file.outputs) {
-    const sugeno = output.terms.length > 0 && output.terms.every((term) => term.kind === 'constant' || term.kind === 'linear' || term.kind === 'function');
+    const sugeno = isTakagiSugeno(output);
     if (defuzzification) output.defuzzifier = { name: choose(DEFUZZIFIERS, 'DefuzzMethod', defuzzification), line: defuzzification.line };
     // fuzzylite's hybrid files name one method for all outputs: its Takagi-Sugeno outputs are weighted
     if (sugeno && (output.defuzzifier === undefined || output.defuzzifier.name === 'centroid')) output.defuzzifier = { name: 'weightedAverage', line: output.defuzzifier?.line ?? 0 };

@@ -97,6 +97,11 @@ export interface ModelFile {
   readonly ruleBlocks: FileRuleBlock[];
 }
 
+/** An output whose terms are all Takagi–Sugeno values (constant, linear, function): weighted, not integrated. */
+export function isTakagiSugeno(variable: FileVariable): boolean {
+  return variable.terms.length > 0 && variable.terms.every((term) => term.kind === 'constant' || term.kind === 'linear' || term.kind === 'function');
+}
+
 export function newVariable(name: string, line: number): FileVariable {
   return { name, line, enabled: true, terms: [] };
 }

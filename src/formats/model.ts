@@ -160,23 +160,9 @@ export function readRule(text: string, line: number): string {
 
 /**
  * The model a file described, checked by compiling it: an issue is reported at the line of the
- * variable, term or rule it concerns. `ruleLines[i]` is the line of rules[i].
+ * variable, term or rule it concerns (`lines.variables` by path, `lines.rules[i]` for rules[i]).
  */
-export function buildModel(name: string, inputs: readonly Variable[], outputs: readonly Variable[], rules: string[], ruleLines: number[], operators: Required<Operators>): Model {
-  const lines = new Map<string, number>();
-  const sets = (list: readonly Variable[], kind: 'inputs' | 'outputs') =>
-    Object.fromEntries(
-      list.map((variable) => {
-        lines.set(`${kind}.${variable.name}`, variable.line);
-        for (const term of variable.terms) lines.set(`${kind}.${variable.name}.${term.name}`, term.line);
-        return [variable.name, resolveSets(variable, kind === 'outputs')];
-      }),
-    );
-  const definition: AgentDefinition = { inputs: sets(inputs, 'inputs'), outputs: sets(outputs, 'outputs'), rules, ...operatorsSetting(operators) };
-  return checkedModel(name, definition, { variables: lines, rules: ruleLines, file: 1 });
-}
-
-function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
+export function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
   try {
     compileAgent(definition);
   } catch (error) {
@@ -190,7 +176,7 @@ function checkedModel(name: string, definition: AgentDefinition, lines: { variab
 }
 
 /** The operators a file names, as fuzzbox's setting: left out where they are the defaults. */
-export function operatorsSetting(operators: Required<Operators>): Pick<AgentDefinition, 'operators'> {
+export function operatorsSetting(operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>): Pick<AgentDefinition, 'operators'> {
   const chosen = Object.fromEntries(Object.entries(operators).filter(([key, value]) => value !== { and: 'min', or: 'max', implication: 'min' }[key]));
   return Object.keys(chosen).length > 0 ? { operators: chosen as Operators } : {};
 }
