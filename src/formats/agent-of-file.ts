@@ -108,7 +108,9 @@ function variableOf(variable: FileVariable, output: boolean, inputs: readonly st
   if (!variable.enabled) refuse(variable.line, 'enabled: false', `the disabled variable "${variable.name}"`);
   const straight = variable.terms.map(straightTerm);
   const declared = variable.range;
-  if (straight.every((term) => term !== undefined)) {
+  // a weighted output (Tsukamoto) reads its ramps as ramps: arrays are fuzzy.ai's integrated sets
+  const weighted = variable.defuzzifier?.name === 'weightedAverage' || variable.defuzzifier?.name === 'weightedSum';
+  if (straight.every((term) => term !== undefined) && !weighted) {
     let low = Infinity;
     let high = -Infinity;
     for (const term of straight) for (const x of term.kind === 'ramp' ? [term.from, term.to] : term.points) (low = Math.min(low, x)), (high = Math.max(high, x));

@@ -10,9 +10,17 @@ export function addVariable(list: FileVariable[], variable: FileVariable, line: 
   list.push(variable);
 }
 
+/**
+ * fuzzylite lets two terms of a variable share a name (MATLAB's ANFIS output names every linear term
+ * alike; its rules pick them by index, fuzzylite's text rules the first): a later one is renamed
+ * `name_2`, `name_3`…, so that every term stays reachable and a rule by name still means the first.
+ */
 export function addTerm(variable: FileVariable, term: FileTerm, line: number): void {
   if (variable.terms.length >= MAX_SETS) throw new FormatError(line, 'term limit', `"${variable.name}" has more than ${MAX_SETS} terms; a variable holds at most ${MAX_SETS}`);
-  variable.terms.push(term);
+  const taken = (name: string) => variable.terms.some((other) => other.name === name);
+  let name = term.name;
+  for (let copy = 2; taken(name); copy++) name = `${term.name}_${copy}`;
+  variable.terms.push(name === term.name ? term : { ...term, name });
 }
 
 /** `counted`: the rules of all the file's blocks before this one. */

@@ -140,11 +140,6 @@ function ruleWords(text: string): string[] {
  */
 export function readRule(text: string, line: number): string {
   const words = ruleWords(text);
-  words.forEach((word, i) => {
-    if (HEDGES.has(word.toLowerCase()) && words[i - 1] !== undefined && /^(is|not)$/i.test(words[i - 1]!) && words[i + 1] !== undefined && !/^(and|or|then|with|\))$/i.test(words[i + 1]!)) {
-      throw new FormatError(line, `hedge "${word}"`, `the hedge "${word}" is not supported (fuzzbox's conditions are "x IS [NOT] set"): ${text}`);
-    }
-  });
   const then = words.findIndex((word) => word.toLowerCase() === 'then');
   const converted = words.map((word, i) => (i > then && then >= 0 && word.toLowerCase() === 'and' ? ',' : word));
   const quoted = converted.map((word) => (/^[^\s(),"\\]+$/.test(word) || word.startsWith('"') || word === '(' || word === ')' || word === ',' ? word : JSON.stringify(word)));

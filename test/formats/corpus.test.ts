@@ -1,0 +1,135 @@
+// fuzzylite's whole example corpus (../shared/fuzzylite-examples: every model as FLL, FIS and FCL
+// with the outputs fuzzylite published, .fld), enumerated from the folder: each file imports,
+// evaluates to its .fld, and round-trips through every format — or is refused with a FormatError
+// naming a construct fuzzbox cannot hold (the list below, each with its reason), never anything else.
+//
+// Tolerances. fuzzylite integrates an output (Centroid, Bisector, …) by sampling `resolution`
+// midpoints over the output's range, h = range / resolution apart. Where the aggregated set is
+// smooth the midpoint rule errs by O(h²); where it jumps (rectangles, discrete steps, clipping by
+// a discontinuous implication) a sample misplaces the jump by at most h/2, which moves the centroid
+// by less than h. So an exact integral may differ from a sampled one by up to h: the tolerance is
+// h = range / resolution (0.5 % of the range at 200). Weighted outputs (Takagi–Sugeno, Tsukamoto)
+// have no sampling: 1e-8, the 9 printed decimals. fuzzylite fires a rule only when its activation
+// is at least 1e-6; the references are evaluated with `activationThreshold: 1e-6` (the imported
+// agents keep MATLAB's semantics, every rule above 0: docs/FORMATS.md).
+
+import { describe, expect, it } from 'vitest';
+import { compileAgent, evaluate, type CompiledAgent } from '../../src/engine/index.js';
+import type { AgentDefinition } from '../../src/engine/types.js';
+import { FormatError, readModel, writeModel, type Model, type ModelFormat } from '../../src/formats/index.js';
+import { sharedFiles, sharedText } from '../support/shared.js';
+
+const formats: ModelFormat[] = ['fll', 'fis', 'fcl'];
+
+/** Constructs fuzzbox refuses by design, and why. */
+const CANNOT_HOLD: Readonly<Record<string, string>> = {
+  Function: 'an arbitrary expression: no expression language runs inside an agent',
+  'lock-previous': 'an output that keeps its previous value: an evaluation depends only on its inputs',
+  chained: 'a condition on an output (fuzzylite feeds back the previous value): an evaluation depends only on its inputs',
+  rule: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition',
+};
+
+/** The models: every .fld of the upstream layout (near-compatible/ and generated/ are copies and extras). */
+const models = sharedFiles('fuzzylite-examples')
+  .filter((path) => path.endsWith('.fld') && !path.includes('/near-compatible/') && !path.includes('/generated/'))
+  .map((path) => path.slice('fuzzylite-examples/'.length, -'.fld'.length));
+
+function fld(text: string): { names: string[]; rows: number[][] } {
+  const [header, ...rows] = text.trim().split('\n');
+  const value = (word: string) => (word === 'nan' ? NaN : word === 'inf' ? Infinity : word === '-inf' ? -Infinity : Number(word));
+  return { names: header!.trim().split(/\s+/), rows: rows.map((row) => row.trim().split(/\s+/).map(value)) };
+}
+
+/** The resolution an output's integral defuzzifier samples at, from the FLL (`defuzzifier: Centroid 200`); undefined when weighted. */
+function resolutions(fll: string): Map<string, number | undefined> {
+  const found = new Map<string, number | undefined>();
+  let output: string | undefined;
+  for (const line of fll.split('\n')) {
+    const variable = /^OutputVariable:\s*(\S+)/.exec(line);
+    if (variable) output = variable[1];
+    else if (/^\S/.test(line)) output = undefined;
+    const defuzzifier = /^\s*defuzzifier:\s*(\w+)\s*(\S*)/.exec(line);
+    if (output && defuzzifier) found.set(output, /^Weighted/.test(defuzzifier[1]!) ? undefined : Number(defuzzifier[2]));
+  }
+  return found;
+}
+
+/** The largest difference from the published outputs, each in units of its tolerance (≤ 1 passes). */
+function worstAgainst(agent: CompiledAgent, published: { names: string[]; rows: number[][] }, resolution: Map<string, number | undefined>): number {
+  let worst = 0;
+  const inputs = Object.keys(agent.inputs);
+  for (const row of published.rows) {
+    const crisp = evaluate(agent, Object.fromEntries(inputs.map((name) => [name, row[published.names.indexOf(name)]!]))).crisp;
+    for (const output of Object.keys(agent.outputs)) {
+      const column = published.names.indexOf(output);
+      if (column < 0) continue;
+      const expected = row[column]!;
+      const actual = crisp[output];
+      if (Number.isNaN(expected) || !Number.isFinite(expected)) {
+        if (!Object.is(actual ?? NaN, expected) && !(Number.isNaN(expected) && actual === undefined)) worst = Math.max(worst, Infinity);
+        continue;
+      }
+      if (actual === undefined) return Infinity;
+      const [min, max] = agent.outputs[output]!.range;
+      const samples = resolution.get(output);
+      const tolerance = samples === undefined ? 1e-8 : (max - min) / samples;
+      worst = Math.max(worst, Math.abs(actual - expected) / tolerance);
+    }
+  }
+  return worst;
+}
+
+/** fuzzylite's semantics: a rule fires when its activation is at least 1e-6. */
+function asFuzzylite(definition: AgentDefinition): AgentDefinition {
+  return { ...definition, operators: { ...definition.operators, activationThreshold: 1e-6 } };
+}
+
+type Outcome = { imported: true; matched: boolean; worst: number; roundTrips: Partial<Record<ModelFormat, string>> } | { imported: false; construct: string; message: string };
+
+function outcome(model: string, format: ModelFormat): Outcome {
+  let read: Model;
+  try {
+    read = readModel(format, sharedText(`fuzzylite-examples/${model}.${format}`));
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    return { imported: false, construct: error.construct, message: error.message };
+  }
+  const agent = compileAgent(asFuzzylite(read.definition));
+  const worst = worstAgainst(agent, fld(sharedText(`fuzzylite-examples/${model}.fld`)), resolutions(sharedText(`fuzzylite-examples/${model}.fll`)));
+  const roundTrips: Partial<Record<ModelFormat, string>> = {};
+  for (const to of formats) {
+    try {
+      const back = readModel(to, writeModel(to, read));
+      roundTrips[to] = JSON.stringify(back) === JSON.stringify(read) ? 'same' : 'different';
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      roundTrips[to] = `refused: ${error.message}`;
+    }
+  }
+  return { imported: true, matched: worst <= 1, worst, roundTrips };
+}
+
+describe('fuzzylite example corpus, every model in every format', () => {
+  it('has the 39 models', () => expect(models.length).toBe(39));
+
+  const table: string[] = [];
+  for (const model of models) {
+    for (const format of formats) {
+      it(`${model}.${format}`, () => {
+        const result = outcome(model, format);
+        table.push(`${model}.${format}: ${JSON.stringify(result)}`);
+        if (!result.imported) {
+          expect(Object.keys(CANNOT_HOLD), result.message).toContain(result.construct);
+          return;
+        }
+        expect(result.worst, `worst difference from ${model}.fld in tolerances`).toBeLessThanOrEqual(1);
+        for (const to of formats) {
+          const trip = result.roundTrips[to]!;
+          // a format may refuse what it cannot write (FIS: one method per file), naming why; else it gives the same agent
+          if (trip.startsWith('refused: ')) expect(trip).toMatch(/cannot/);
+          else expect(trip, `${format} → ${to} → agent`).toBe('same');
+        }
+      });
+    }
+  }
+});
