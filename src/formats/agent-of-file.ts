@@ -10,17 +10,15 @@
 
 import { parseRule } from '../engine/index.js';
 import { TERM_PARAMETERS } from '../engine/terms.js';
-import type { Aggregation, IfRule, Operators, OutputOperators, SNorm, TermDefinition, TNorm, VariableDefinition } from '../engine/types.js';
+import type { Aggregation, Condition, IfRule, Operators, OutputOperators, SNorm, TermDefinition, TNorm, VariableDefinition } from '../engine/types.js';
 import { checkedModel, pointsTerm, readRule, resolveSets, type Model, type Term } from './model.js';
-import { FormatError, isTakagiSugeno, type FileRuleBlock, type FileTerm, type FileVariable, type ModelFile } from './model-file.js';
-
-const CLASS_NAME = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(1);
+import { className, FormatError, isTakagiSugeno, type FileRuleBlock, type FileTerm, type FileVariable, type ModelFile } from './model-file.js';
 
 function refuse(line: number, construct: string, what: string): never {
   throw new FormatError(line, construct, `${what} is not supported`);
 }
 
-const T_NORMS: Readonly<Record<string, TNorm>> = {
+export const T_NORMS: Readonly<Record<string, TNorm>> = {
   minimum: 'min',
   algebraicProduct: 'product',
   boundedDifference: 'boundedDifference',
@@ -29,7 +27,7 @@ const T_NORMS: Readonly<Record<string, TNorm>> = {
   hamacherProduct: 'hamacherProduct',
   nilpotentMinimum: 'nilpotentMinimum',
 };
-const S_NORMS: Readonly<Record<string, SNorm>> = {
+export const S_NORMS: Readonly<Record<string, SNorm>> = {
   maximum: 'max',
   algebraicSum: 'probabilisticSum',
   boundedSum: 'boundedSum',
@@ -41,7 +39,7 @@ const S_NORMS: Readonly<Record<string, SNorm>> = {
 };
 
 function norm<T>(table: Readonly<Record<string, T>>, role: string, setting: { name: string | null; line: number }): T {
-  if (setting.name === null || !Object.hasOwn(table, setting.name)) refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name === null ? 'none' : CLASS_NAME(setting.name)}`);
+  if (setting.name === null || !Object.hasOwn(table, setting.name)) refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name === null ? 'none' : className(setting.name)}`);
   return table[setting.name]!;
 }
 
@@ -152,12 +150,24 @@ interface BlockOperators {
 
 function blockOperators(block: FileRuleBlock): BlockOperators {
   if (!block.enabled) refuse(block.line, 'enabled: false', 'a disabled rule block');
-  if (block.activation && block.activation.name !== 'general') refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${CLASS_NAME(block.activation.name)}`);
+  if (block.activation && block.activation.name !== 'general') refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${className(block.activation.name)}`);
   const chosen: BlockOperators = {};
   if (block.conjunction?.name) chosen.and = norm(T_NORMS, 'conjunction', block.conjunction);
   if (block.disjunction?.name) chosen.or = norm(S_NORMS, 'disjunction', block.disjunction);
   if (block.implication?.name) chosen.implication = norm(T_NORMS, 'implication', block.implication);
   return chosen;
+}
+
+/** The variables a condition names. */
+function conditionVariables(condition: Condition): string[] {
+  switch (condition.type) {
+    case 'is':
+      return [condition.variable];
+    case 'not':
+      return conditionVariables(condition.operand);
+    default:
+      return condition.operands.flatMap(conditionVariables);
+  }
 }
 
 /** The agent a model file describes; a FormatError for anything it cannot hold. */
@@ -197,7 +207,10 @@ export function agentOfFile(file: ModelFile): Model {
       const text = readRule(rule.text, rule.line);
       rules.push(text);
       ruleLines.push(rule.line);
-      for (const { variable } of (parseRule(text) as IfRule).conclusions) {
+      const ast = parseRule(text) as IfRule;
+      const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable));
+      if (chained !== undefined) refuse(rule.line, 'chained', `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`);
+      for (const { variable } of ast.conclusions) {
         const before = implications.get(variable);
         if (before && before.implication !== chosen.implication) {
           throw new FormatError(rule.line, 'rule block', `"${variable}" is concluded by rule blocks with different implications; fuzzbox has one implication per output`);

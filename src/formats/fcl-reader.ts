@@ -7,7 +7,7 @@ import { FormatError, fileTerm, newRuleBlock, newVariable, number, numbers, term
 import { addRule, addTerm, addVariable } from './limits.js';
 import { afterWords, find, sourceLines, splitAt, trimmed, withoutComments, words } from './scan.js';
 
-const T_NORMS: Readonly<Record<string, string | null>> = {
+export const T_NORMS: Readonly<Record<string, string | null>> = {
   NONE: null,
   MIN: 'minimum',
   PROD: 'algebraicProduct',
@@ -17,7 +17,7 @@ const T_NORMS: Readonly<Record<string, string | null>> = {
   HPROD: 'hamacherProduct',
   NMIN: 'nilpotentMinimum',
 };
-const S_NORMS: Readonly<Record<string, string | null>> = {
+export const S_NORMS: Readonly<Record<string, string | null>> = {
   NONE: null,
   MAX: 'maximum',
   ASUM: 'algebraicSum',
@@ -30,7 +30,7 @@ const S_NORMS: Readonly<Record<string, string | null>> = {
   NMAX: 'nilpotentMaximum',
   SUM: 'unboundedSum',
 };
-const METHODS: Readonly<Record<string, DefuzzifierKind>> = {
+export const METHODS: Readonly<Record<string, DefuzzifierKind>> = {
   COG: 'centroid',
   COA: 'bisector',
   LM: 'smallestOfMaximum',

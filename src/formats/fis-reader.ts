@@ -8,7 +8,7 @@ import { addRule, addTerm, addVariable } from './limits.js';
 import { find, sourceLines, splitAt, trimmed, words } from './scan.js';
 
 /** MATLAB's membership functions, with the order of their parameters in fuzzylite's (index into MATLAB's). */
-const MEMBERSHIP_FUNCTIONS: Readonly<Record<string, { kind: TermKind; order?: readonly number[] }>> = {
+export const MEMBERSHIP_FUNCTIONS: Readonly<Record<string, { kind: TermKind; order?: readonly number[] }>> = {
   trimf: { kind: 'triangle' },
   trapmf: { kind: 'trapezoid' },
   rampmf: { kind: 'ramp' },
@@ -37,7 +37,7 @@ const MEMBERSHIP_FUNCTIONS: Readonly<Record<string, { kind: TermKind; order?: re
   function: { kind: 'function' },
 };
 
-const T_NORMS: Readonly<Record<string, string>> = {
+export const T_NORMS: Readonly<Record<string, string>> = {
   min: 'minimum',
   prod: 'algebraicProduct',
   bounded_difference: 'boundedDifference',
@@ -46,7 +46,7 @@ const T_NORMS: Readonly<Record<string, string>> = {
   hamacher_product: 'hamacherProduct',
   nilpotent_minimum: 'nilpotentMinimum',
 };
-const S_NORMS: Readonly<Record<string, string>> = {
+export const S_NORMS: Readonly<Record<string, string>> = {
   max: 'maximum',
   probor: 'algebraicSum',
   bounded_sum: 'boundedSum',
@@ -57,7 +57,7 @@ const S_NORMS: Readonly<Record<string, string>> = {
   nilpotent_maximum: 'nilpotentMaximum',
   sum: 'unboundedSum',
 };
-const DEFUZZIFIERS: Readonly<Record<string, DefuzzifierKind>> = {
+export const DEFUZZIFIERS: Readonly<Record<string, DefuzzifierKind>> = {
   centroid: 'centroid',
   bisector: 'bisector',
   lom: 'largestOfMaximum',
@@ -67,7 +67,7 @@ const DEFUZZIFIERS: Readonly<Record<string, DefuzzifierKind>> = {
   wtsum: 'weightedSum',
 };
 /** fuzzylite's FIS hedge codes: the fraction of a rule row's term index. */
-const HEDGE_CODES: ReadonlyArray<readonly [number, string]> = [
+export const HEDGE_CODES: ReadonlyArray<readonly [number, string]> = [
   [0.01, 'seldom'],
   [0.05, 'somewhat'],
   [0.2, 'very'],
@@ -174,7 +174,7 @@ export function readFisFile(text: string): ModelFile {
   const setting = (key: string) => system.get(key);
   const type = setting('Type')?.value ?? 'mamdani';
   if (!['mamdani', 'sugeno', 'tsukamoto', 'hybrid'].includes(type)) throw new FormatError(setting('Type')!.line, `Type ${type.slice(0, 40)}`, `Type='${type.slice(0, 40)}' is not one FIS has (mamdani, sugeno, tsukamoto, hybrid)`);
-  const notSugeno = type === 'sugeno' ? file.outputs.flatMap((output) => output.terms).find((term) => term.kind !== 'constant' && term.kind !== 'linear') : undefined;
+  const notSugeno = type === 'sugeno' ? file.outputs.flatMap((output) => output.terms).find((term) => term.kind !== 'constant' && term.kind !== 'linear' && term.kind !== 'function') : undefined;
   if (notSugeno) throw new FormatError(setting('Type')!.line, 'Type sugeno', `Type='sugeno' takes constant and linear output terms; "${notSugeno.name}" (line ${notSugeno.line}) is a ${notSugeno.kind}`);
   const block = newRuleBlock('', ruleRows[0]?.line ?? 0);
   const and = setting('AndMethod');

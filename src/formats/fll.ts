@@ -1,9 +1,11 @@
-// fuzzylite's FLL (https://fuzzylite.com/fll-fld): read by fll-reader.ts, written here.
+// fuzzylite's FLL (https://fuzzylite.com/fll-fld): read by fll-reader.ts, written here from the
+// one model-file form (file-of-agent.ts).
 
-import { compileAgent } from '../engine/index.js';
 import { agentOfFile } from './agent-of-file.js';
+import { fileOfAgent, ruleOf } from './file-of-agent.js';
 import { readFllFile } from './fll-reader.js';
-import { setShapeOf, show, writableName, writeRule, type Model } from './model.js';
+import { show, writableName, writeRule, type Model } from './model.js';
+import { className, type FileTerm } from './model-file.js';
 
 const FORMAT = 'FLL';
 
@@ -12,34 +14,35 @@ export function readFll(text: string): Model {
   return agentOfFile(readFllFile(text));
 }
 
+function termLine({ name, kind, parameters, height }: FileTerm): string {
+  const values = [...parameters, ...(height === 1 ? [] : [height])];
+  return `  term: ${writableName(name, FORMAT)} ${className(kind)} ${values.map(show).join(' ')}`;
+}
+
 /** Writes an agent as FLL; throws FormatError for a name FLL cannot hold or a rule it cannot express. */
 export function writeFll(model: Model): string {
-  const agent = compileAgent(model.definition);
-  const lines = [`Engine: ${model.name === '' ? 'fuzzbox' : writableName(model.name, FORMAT)}`];
-  const variables = (kind: 'inputs' | 'outputs') => {
-    for (const [name, sets] of Object.entries(agent.definition[kind])) {
-      const range = agent[kind][name]!.range;
-      lines.push(`${kind === 'inputs' ? 'InputVariable' : 'OutputVariable'}: ${writableName(name, FORMAT)}`, '  enabled: true', `  range: ${show(range[0])} ${show(range[1])}`, '  lock-range: false');
-      if (kind === 'outputs') lines.push('  aggregation: Maximum', '  defuzzifier: Centroid 200', '  default: nan', '  lock-previous: false');
-      for (const [set, points] of Object.entries(sets)) {
-        const shape = setShapeOf(points, range);
-        const parameters = shape.kind === 'ramp' ? [shape.from, shape.to] : shape.points;
-        const type = { triangle: 'Triangle', trapezoid: 'Trapezoid', ramp: 'Ramp' }[shape.kind];
-        lines.push(`  term: ${writableName(set, FORMAT)} ${type} ${parameters.map(show).join(' ')}`);
+  const file = fileOfAgent(model);
+  const lines = [`Engine: ${file.name === '' ? 'fuzzbox' : writableName(file.name, FORMAT)}`];
+  for (const [heading, variables] of [['InputVariable', file.inputs], ['OutputVariable', file.outputs]] as const) {
+    for (const variable of variables) {
+      lines.push(`${heading}: ${writableName(variable.name, FORMAT)}`, '  enabled: true', `  range: ${show(variable.range![0])} ${show(variable.range![1])}`, '  lock-range: false');
+      if (variable.defuzzifier) {
+        const weighted = variable.defuzzifier.name === 'weightedAverage' || variable.defuzzifier.name === 'weightedSum';
+        lines.push(
+          `  aggregation: ${variable.aggregation?.name ? className(variable.aggregation.name) : 'none'}`,
+          // fuzzbox integrates exactly: the resolution is what fuzzylite samples at when it reads the file
+          `  defuzzifier: ${className(variable.defuzzifier.name)} ${weighted ? 'Automatic' : 200}`,
+          `  default: ${Number.isNaN(variable.defaultValue ?? NaN) ? 'nan' : show(variable.defaultValue!)}`,
+          '  lock-previous: false',
+        );
       }
+      for (const term of variable.terms) lines.push(termLine(term));
     }
-  };
-  variables('inputs');
-  variables('outputs');
-  const { and, or, implication } = agent.operators;
-  lines.push(
-    'RuleBlock: ',
-    '  enabled: true',
-    `  conjunction: ${and === 'product' ? 'AlgebraicProduct' : 'Minimum'}`,
-    `  disjunction: ${or === 'probabilisticSum' ? 'AlgebraicSum' : 'Maximum'}`,
-    `  implication: ${implication === 'product' ? 'AlgebraicProduct' : 'Minimum'}`,
-    '  activation: General',
-  );
-  for (const rule of agent.expandedRules) lines.push(`  rule: ${writeRule(rule, FORMAT, false)}`);
+  }
+  for (const block of file.ruleBlocks) {
+    const norm = (setting: { name: string | null } | undefined) => (setting?.name ? className(setting.name) : 'none');
+    lines.push(`RuleBlock: ${block.name}`, '  enabled: true', `  conjunction: ${norm(block.conjunction)}`, `  disjunction: ${norm(block.disjunction)}`, `  implication: ${norm(block.implication)}`, '  activation: General');
+    for (const rule of block.rules) lines.push(`  rule: ${writeRule(ruleOf(rule.text), FORMAT, false)}`);
+  }
   return `${lines.join('\n')}\n`;
 }

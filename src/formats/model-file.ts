@@ -102,6 +102,18 @@ export function isTakagiSugeno(variable: FileVariable): boolean {
   return variable.terms.length > 0 && variable.terms.every((term) => term.kind === 'constant' || term.kind === 'linear' || term.kind === 'function');
 }
 
+/** fuzzylite's class name of a kind, norm or defuzzifier (lowerCamelCase here): `sShape` → `SShape`. */
+export function className(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** A table of names the other way round; the first key wins where two name one value; `null` values are left out. */
+export function inverse(table: Readonly<Record<string, string | null>>): Readonly<Record<string, string>> {
+  const inverted: Record<string, string> = {};
+  for (const [key, value] of Object.entries(table)) if (value !== null && !Object.hasOwn(inverted, value)) inverted[value] = key;
+  return inverted;
+}
+
 export function newVariable(name: string, line: number): FileVariable {
   return { name, line, enabled: true, terms: [] };
 }

@@ -4,7 +4,7 @@
 
 import { AgentValidationError, compileAgent, parseRule, printRule, RuleSyntaxError } from '../engine/index.js';
 import { isFallingShoulder } from '../engine/shape.js';
-import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, VariableDefinition } from '../engine/types.js';
+import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, SetReference, VariableDefinition } from '../engine/types.js';
 import { FormatError } from './model-file.js';
 import { readerWork } from './scan.js';
 
@@ -214,9 +214,9 @@ export function show(value: number): string {
 export function writeCondition(condition: Condition, format: string, notGroups: boolean): string {
   switch (condition.type) {
     case 'is':
-      return `${writableName(condition.variable, format)} is ${writableName(condition.set, format)}`;
+      return reference(condition, format, false);
     case 'not':
-      if (condition.operand.type === 'is') return `${writableName(condition.operand.variable, format)} is not ${writableName(condition.operand.set, format)}`;
+      if (condition.operand.type === 'is') return reference(condition.operand, format, true);
       if (!notGroups) throw new FormatError(0, 'NOT', `${format} has no NOT over a group of conditions; write the rule with NOT on each condition`);
       return `not (${writeCondition(condition.operand, format, notGroups)})`;
     case 'and':
@@ -227,8 +227,13 @@ export function writeCondition(condition: Condition, format: string, notGroups: 
   }
 }
 
+/** `x is [not] [hedges] set`, fuzzylite's order */
+function reference({ variable, set, hedges }: SetReference, format: string, negated: boolean): string {
+  return [writableName(variable, format), 'is', ...(negated ? ['not'] : []), ...(hedges ?? []), set === 'any' ? set : writableName(set, format)].join(' ');
+}
+
 /** `if … then a is x and b is y [with w]` */
 export function writeRule(rule: IfRule, format: string, notGroups: boolean): string {
-  const conclusions = rule.conclusions.map(({ variable, set }) => `${writableName(variable, format)} is ${writableName(set, format)}`).join(' and ');
+  const conclusions = rule.conclusions.map((conclusion) => reference(conclusion, format, false)).join(' and ');
   return `if ${writeCondition(rule.condition, format, notGroups)} then ${conclusions}${rule.weight === 1 ? '' : ` with ${show(rule.weight)}`}`;
 }
