@@ -9,6 +9,7 @@
 // against a universe it was not drawn for.
 
 import { parseRule } from '../engine/index.js';
+import { variableUniverse } from '../engine/variables.js';
 import { TERM_PARAMETERS } from '../engine/terms.js';
 import type { Aggregation, Condition, IfRule, Operators, OutputOperators, SNorm, TermDefinition, TNorm, VariableDefinition } from '../engine/types.js';
 import { checkedModel, pointsTerm, readRule, resolveSets, type Model, type Term } from './model.js';
@@ -108,22 +109,19 @@ function variableOf(variable: FileVariable, output: boolean, inputs: readonly st
   const declared = variable.range;
   // a weighted output (Tsukamoto) reads its ramps as ramps: arrays are fuzzy.ai's integrated sets
   const weighted = variable.defuzzifier?.name === 'weightedAverage' || variable.defuzzifier?.name === 'weightedSum';
-  if (straight.every((term) => term !== undefined) && !weighted) {
-    let low = Infinity;
-    let high = -Infinity;
-    for (const term of straight) for (const x of term.kind === 'ramp' ? [term.from, term.to] : term.points) (low = Math.min(low, x)), (high = Math.max(high, x));
-    // the universe fuzzbox infers from the points is the declared one: arrays say it all
-    if (declared === undefined || (declared[0] === low && declared[1] === high) || straight.length === 0) {
-      return { sets: resolveSets({ name: variable.name, line: variable.line, terms: straight }, output) };
-    }
-  }
-  const names = new Set<string>();
-  for (const term of variable.terms) {
-    if (names.has(term.name)) throw new FormatError(term.line, 'duplicate term', `term "${term.name}" is defined twice in "${variable.name}"`);
-    names.add(term.name);
+  // sets reaching past a declared range are cut there (MATLAB and fuzzylite integrate over the range): terms, not arrays
+  const reachesPast = (term: Term) => declared !== undefined && (term.kind === 'ramp' ? [term.from, term.to] : term.points).some((x) => x < declared[0] || x > declared[1]);
+  if (straight.every((term) => term !== undefined && !reachesPast(term)) && !weighted && straight.length > 0) {
+    const sets = resolveSets({ name: variable.name, line: variable.line, ...(declared ? { range: [declared[0], declared[1]] as [number, number] } : {}), terms: straight as Term[] }, output);
+    const inferred = variableUniverse(sets);
+    // the universe the arrays imply is the declared one: the arrays say it all, exactly as before ranges existed
+    if (declared === undefined || (declared[0] === inferred[0] && declared[1] === inferred[1])) return { sets };
+    // else the declared universe is kept, and ramps become ramp terms, whose direction no universe changes
+    return { sets: Object.fromEntries(variable.terms.map((term, i) => [term.name, term.kind === 'ramp' || straight[i]!.kind === 'ramp' ? termObject(term, inputs) : sets[term.name]!])), range: declared };
   }
   const sets = Object.fromEntries(variable.terms.map((term) => [term.name, termObject(term, inputs)]));
-  return { sets, ...(declared ? { range: declared } : {}) };
+  const inferred = variableUniverse(sets);
+  return { sets, ...(declared && (declared[0] !== inferred[0] || declared[1] !== inferred[1]) ? { range: declared } : {}) };
 }
 
 /** What an output chooses for itself, left out where it is what its kind of output has by default. */
@@ -154,7 +152,9 @@ function blockOperators(block: FileRuleBlock): BlockOperators {
   const chosen: BlockOperators = {};
   if (block.conjunction?.name) chosen.and = norm(T_NORMS, 'conjunction', block.conjunction);
   if (block.disjunction?.name) chosen.or = norm(S_NORMS, 'disjunction', block.disjunction);
-  if (block.implication?.name) chosen.implication = norm(T_NORMS, 'implication', block.implication);
+  // an implication left out is the default (minimum); `none` is none, for weighted outputs only
+  if (block.implication === undefined) chosen.implication = 'min';
+  else if (block.implication.name) chosen.implication = norm(T_NORMS, 'implication', block.implication);
   return chosen;
 }
 
@@ -208,7 +208,7 @@ export function agentOfFile(file: ModelFile): Model {
       rules.push(text);
       ruleLines.push(rule.line);
       const ast = parseRule(text) as IfRule;
-      const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable));
+      const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable) && !Object.hasOwn(inputs, variable));
       if (chained !== undefined) refuse(rule.line, 'chained', `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`);
       for (const { variable } of ast.conclusions) {
         const before = implications.get(variable);

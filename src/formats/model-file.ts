@@ -122,6 +122,9 @@ export function newRuleBlock(name: string, line: number): FileRuleBlock {
   return { name, line, enabled: true, rules: [] };
 }
 
+/** Numbers in one term (a Discrete term's points, a Linear term's coefficients): far above what real models use. */
+export const MAX_TERM_NUMBERS = 2000;
+
 /** fuzzylite's class names (FLL, fuzzylite's FCL) and jFuzzyLogic's FCL keywords, as term kinds. */
 const CLASS_NAMES: Readonly<Record<string, TermKind>> = {
   Triangle: 'triangle',
@@ -183,6 +186,7 @@ export function numbers(texts: readonly string[], line: number, what: string): n
 export function fileTerm(name: string, kind: TermKind, parameterWords: readonly string[], line: number): FileTerm {
   const expected: number = TERM_PARAMETERS[kind];
   const values = numbers(parameterWords, line, `term "${name}"`);
+  if (values.length > MAX_TERM_NUMBERS) throw new FormatError(line, 'term size', `term "${name}" has ${values.length} numbers; a term holds at most ${MAX_TERM_NUMBERS}`);
   if (kind === 'discrete') {
     const height = values.length % 2 === 1 ? values.pop()! : 1;
     if (values.length < 4) throw new FormatError(line, 'Discrete', `a Discrete term takes at least two x y pairs, got ${values.length} numbers in term "${name}"`);
