@@ -120,8 +120,11 @@ function variableOf(variable: FileVariable, output: boolean, inputs: readonly st
     return { sets: Object.fromEntries(variable.terms.map((term, i) => [term.name, term.kind === 'ramp' || straight[i]!.kind === 'ramp' ? termObject(term, inputs) : sets[term.name]!])), range: declared };
   }
   const sets = Object.fromEntries(variable.terms.map((term) => [term.name, termObject(term, inputs)]));
+  // terms with ends of their own imply a universe, and a declared one equal to it adds nothing; the others need it
+  const bounded = variable.terms.every((term) => term.kind === 'triangle' || term.kind === 'trapezoid' || term.kind === 'rectangle' || term.kind === 'discrete');
   const inferred = variableUniverse(sets);
-  return { sets, ...(declared && (declared[0] !== inferred[0] || declared[1] !== inferred[1]) ? { range: declared } : {}) };
+  const implied = bounded && declared !== undefined && declared[0] === inferred[0] && declared[1] === inferred[1];
+  return { sets, ...(declared && !implied ? { range: declared } : {}) };
 }
 
 /** What an output chooses for itself, left out where it is what its kind of output has by default. */
@@ -188,6 +191,9 @@ export function agentOfFile(file: ModelFile): Model {
   const inputs = convert(file.inputs, 'inputs');
   const outputs = convert(file.outputs, 'outputs');
 
+  const weightedOutputs = new Set(
+    file.outputs.filter((output) => isTakagiSugeno(output) || output.defuzzifier?.name === 'weightedAverage' || output.defuzzifier?.name === 'weightedSum').map((output) => output.name),
+  );
   // rules, and which outputs each block concludes (for an implication per output)
   const rules: string[] = [];
   const ruleLines: number[] = [];
@@ -211,6 +217,8 @@ export function agentOfFile(file: ModelFile): Model {
       const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable) && !Object.hasOwn(inputs, variable));
       if (chained !== undefined) refuse(rule.line, 'chained', `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`);
       for (const { variable } of ast.conclusions) {
+        // a weighted output implies nothing: its block's implication is no choice of its own
+        if (weightedOutputs.has(variable)) continue;
         const before = implications.get(variable);
         if (before && before.implication !== chosen.implication) {
           throw new FormatError(rule.line, 'rule block', `"${variable}" is concluded by rule blocks with different implications; fuzzbox has one implication per output`);
@@ -228,8 +236,7 @@ export function agentOfFile(file: ModelFile): Model {
     const sugeno = isTakagiSugeno(variable);
     const settings: OutputOperators = outputSettings(variable, sugeno);
     const implied = implications.get(variable.name);
-    const weighted = sugeno || settings.defuzzification === 'weightedAverage' || settings.defuzzification === 'weightedSum';
-    if (implied && implied.implication === undefined && !weighted) refuse(implied.line, 'implication none', `implication none for "${variable.name}", a Mamdani output`);
+    if (implied && implied.implication === undefined) refuse(implied.line, 'implication none', `implication none for "${variable.name}", a Mamdani output`);
     const own = used.size > 1 && implied?.implication !== undefined && implied.implication !== 'min' ? { implication: implied.implication } : {};
     if (Object.keys(settings).length + Object.keys(own).length > 0) perOutput[variable.name] = { ...own, ...settings };
   }

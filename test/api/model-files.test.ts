@@ -25,7 +25,7 @@ describe('model files in', () => {
     const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
     expect(created.status).toBe(200);
     expect(created.body.name).toBe('tank2');
-    expect(created.body.operators).toEqual({ and: 'product', or: 'probabilisticSum', implication: 'product' });
+    expect(created.body.operators).toEqual({ and: 'product', or: 'probabilisticSum', implication: 'product', ranges: { level: [-1, 1], change: [-0.1, 0.1] } });
     expect(created.body.rules).toEqual(readModel('fcl', text).definition.rules);
     // fuzzylite's tank2.fld: level 0.225806452, change 0.080645161 → valve −0.5 (Centroid 200)
     const [header, ...rows] = shared('fuzzylite-examples/near-compatible/mamdani/matlab/tank2.fld').trim().split('\n');
@@ -60,8 +60,8 @@ describe('model files in', () => {
     const refused = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 'error', error: 'ValidationError' });
-    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 33: the Cosine term "LOW" is not supported/);
-    expect(refused.body.issues).toEqual([{ path: 'line 33', message: expect.stringMatching(/^Cosine: line 33: /) }]);
+    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 46: a condition on the output "Power" \(fuzzylite feeds back its previous value/);
+    expect(refused.body.issues).toEqual([{ path: 'line 46', message: expect.stringMatching(/^chained: line 46: /) }]);
     expect(await t.snapshot()).toBe(before);
     // evaluation takes JSON only
     const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
