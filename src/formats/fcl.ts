@@ -5,7 +5,7 @@
 
 import { compileAgent } from '../engine/index.js';
 import type { Operators } from '../engine/types.js';
-import { buildModel, FormatError, numbers, pointsTerm, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
+import { buildModel, type FileOperators, FormatError, numbers, pointsTerm, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
 
 const FORMAT = 'FCL';
 const AND: Record<string, Operators['and']> = { MIN: 'min', PROD: 'product' };
@@ -53,7 +53,7 @@ export function readFcl(text: string): Model {
   const variables = new Map<string, Variable & { kind: 'input' | 'output' }>();
   const rules: string[] = [];
   const ruleLines: number[] = [];
-  let operators: Required<Operators> | undefined;
+  let operators: FileOperators | undefined;
   let block: { and?: Operators['and']; or?: Operators['or']; implication?: Operators['implication']; line: number } | undefined;
   let section: 'var_input' | 'var_output' | 'fuzzify' | 'defuzzify' | 'ruleblock' | undefined;
   let variable: (Variable & { kind: 'input' | 'output' }) | undefined;
@@ -80,7 +80,7 @@ export function readFcl(text: string): Model {
           section = undefined;
           continue;
         case 'END_RULEBLOCK': {
-          const chosen: Required<Operators> = {
+          const chosen: FileOperators = {
             and: block!.and ?? (block!.or === 'probabilisticSum' ? 'product' : 'min'),
             // IEC 61131-7: OR left out pairs with AND by De Morgan (MIN with MAX, PROD with ASUM)
             or: block!.or ?? (block!.and === 'product' ? 'probabilisticSum' : 'max'),

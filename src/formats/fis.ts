@@ -4,7 +4,7 @@
 
 import { compileAgent, printRule } from '../engine/index.js';
 import type { Condition, IfRule, Operators } from '../engine/types.js';
-import { buildModel, FormatError, number, numbers, setShapeOf, show, type Model, type Term, type Variable } from './model.js';
+import { buildModel, type FileOperators, FormatError, number, numbers, setShapeOf, show, type Model, type Term, type Variable } from './model.js';
 
 const FORMAT = 'FIS';
 const AND: Record<string, Operators['and']> = { min: 'min', prod: 'product' };
@@ -85,7 +85,7 @@ export function readFis(text: string): Model {
     if (!Object.hasOwn(table, value)) unsupported(line, `${key} ${value}`, `${key}='${value}'`);
     return table[value]!;
   };
-  const operators: Required<Operators> = { and: choose('AndMethod', AND, 'min')!, or: choose('OrMethod', OR, 'max')!, implication: choose('ImpMethod', IMP, 'min')! };
+  const operators: FileOperators = { and: choose('AndMethod', AND, 'min')!, or: choose('OrMethod', OR, 'max')!, implication: choose('ImpMethod', IMP, 'min')! };
   choose('AggMethod', { max: true }, 'max');
   choose('DefuzzMethod', { centroid: true }, 'centroid');
 

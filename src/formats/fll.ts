@@ -2,7 +2,7 @@
 // and `RuleBlock:` sections of `key: value` lines.
 
 import { compileAgent } from '../engine/index.js';
-import { buildModel, FormatError, numbers, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
+import { buildModel, type FileOperators, FormatError, numbers, readRule, setShapeOf, show, writableName, writeRule, type Model, type Term, type Variable } from './model.js';
 import type { Operators } from '../engine/types.js';
 
 const FORMAT = 'FLL';
@@ -34,14 +34,14 @@ export function readFll(text: string): Model {
   const outputs: Variable[] = [];
   const rules: string[] = [];
   const ruleLines: number[] = [];
-  let operators: Required<Operators> | undefined;
+  let operators: FileOperators | undefined;
   let blockOperators: { and?: Operators['and']; or?: Operators['or']; implication?: Operators['implication']; line: number } | undefined;
   let section: 'engine' | 'input' | 'output' | 'rules' | undefined;
   let variable: Variable | undefined;
 
   const closeBlock = () => {
     if (!blockOperators) return;
-    const block: Required<Operators> = { and: blockOperators.and ?? 'min', or: blockOperators.or ?? 'max', implication: blockOperators.implication ?? 'min' };
+    const block: FileOperators = { and: blockOperators.and ?? 'min', or: blockOperators.or ?? 'max', implication: blockOperators.implication ?? 'min' };
     if (operators && JSON.stringify(operators) !== JSON.stringify(block)) {
       throw new FormatError(blockOperators.line, 'RuleBlock', 'rule blocks with different operators are not supported: fuzzbox has one set of operators per agent');
     }

@@ -4,7 +4,7 @@
 
 import { AgentValidationError, compileAgent, parseRule, printRule, RuleSyntaxError } from '../engine/index.js';
 import { isFallingShoulder } from '../engine/shape.js';
-import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, VariableDefinition } from '../engine/types.js';
+import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, TermDefinition, VariableDefinition } from '../engine/types.js';
 
 /** A model file fuzzbox cannot read (or an agent it cannot write in a format): `line` is 1-based, 0 for the whole file. */
 export class FormatError extends Error {
@@ -157,7 +157,10 @@ export function readRule(text: string, line: number): string {
  * The model a file described, checked by compiling it: an issue is reported at the line of the
  * variable, term or rule it concerns. `ruleLines[i]` is the line of rules[i].
  */
-export function buildModel(name: string, inputs: readonly Variable[], outputs: readonly Variable[], rules: string[], ruleLines: number[], operators: Required<Operators>): Model {
+/** The operators every file format names: AND, OR and implication. */
+export type FileOperators = Required<Pick<Operators, 'and' | 'or' | 'implication'>>;
+
+export function buildModel(name: string, inputs: readonly Variable[], outputs: readonly Variable[], rules: string[], ruleLines: number[], operators: FileOperators): Model {
   const lines = new Map<string, number>();
   const sets = (list: readonly Variable[], kind: 'inputs' | 'outputs') =>
     Object.fromEntries(
@@ -185,7 +188,7 @@ function checkedModel(name: string, definition: AgentDefinition, lines: { variab
 }
 
 /** The operators a file names, as fuzzbox's setting: left out where they are the defaults. */
-export function operatorsSetting(operators: Required<Operators>): Pick<AgentDefinition, 'operators'> {
+export function operatorsSetting(operators: FileOperators): Pick<AgentDefinition, 'operators'> {
   const chosen = Object.fromEntries(Object.entries(operators).filter(([key, value]) => value !== { and: 'min', or: 'max', implication: 'min' }[key]));
   return Object.keys(chosen).length > 0 ? { operators: chosen as Operators } : {};
 }
@@ -208,9 +211,11 @@ export function writableName(name: string, format: string): string {
 }
 
 /** A set as a file term: its shape, and, for a shoulder, the ramp it is (0 at `from`, 1 at `to`). */
-export function setShapeOf(points: SetDefinition, range: readonly [number, number]):
+export function setShapeOf(set: SetDefinition | TermDefinition, range: readonly [number, number]):
   | { kind: 'triangle' | 'trapezoid'; points: readonly number[] }
   | { kind: 'ramp'; from: number; to: number } {
+  if (!Array.isArray(set)) throw new FormatError(0, (set as TermDefinition).type, `a ${(set as TermDefinition).type} term cannot be written to a file yet`);
+  const points = set as SetDefinition;
   if (points.length === 3) return { kind: 'triangle', points };
   if (points.length === 4) return { kind: 'trapezoid', points };
   return isFallingShoulder(points, range) ? { kind: 'ramp', from: points[1]!, to: points[0]! } : { kind: 'ramp', from: points[0]!, to: points[1]! };
