@@ -10,6 +10,7 @@
 import { hedgeChain, normBranch, sNorm, tNorm } from './norms.js';
 import { termBreakpoints, termDegree, type CompiledTerm } from './terms.js';
 import type { ActivationLayout } from './activation.js';
+import { drawCurve } from './drawing.js';
 import type { Polygon } from './types.js';
 
 export const CENTROID = 0;
@@ -321,38 +322,6 @@ export function defuzzifyIntegral(plan: IntegralPlan, activation: ActivationLayo
   }
 }
 
-/** Largest distance from the chord a drawn curve may have, in degrees. */
-const DRAWING_TOLERANCE = 1e-3;
-
-/** A curve as a polygon through its points: vertices at every bound, refined until chords are within DRAWING_TOLERANCE. */
-function draw(curve: (x: number) => number, bounds: readonly number[]): Polygon {
-  const polygon: Polygon = [[bounds[0]!, 0]];
-  const refine = (a: number, ya: number, b: number, yb: number, depth: number) => {
-    const middle = a + (b - a) / 2;
-    const ym = curve(middle);
-    if (depth < 12 && Math.abs(ym - (ya + yb) / 2) > DRAWING_TOLERANCE) {
-      refine(a, ya, middle, ym, depth + 1);
-      polygon.push([middle, ym]);
-      refine(middle, ym, b, yb, depth + 1);
-    } else if (depth < 2) {
-      polygon.push([middle, ym]);
-    }
-  };
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const a = bounds[k]!;
-    const b = bounds[k + 1]!;
-    if (!(b > a)) continue;
-    // just inside each end, where a formula may jump
-    const ya = curve(a + (b - a) * 1e-12);
-    const yb = curve(b - (b - a) * 1e-12);
-    polygon.push([a, ya]);
-    refine(a, ya, b, yb, 0);
-    polygon.push([b, yb]);
-  }
-  polygon.push([bounds.at(-1)!, 0]);
-  return polygon;
-}
-
 /** The trace of an integral output: each reached term implied at its inferred degree, and the aggregated set. */
 export function integralTrace(plan: IntegralPlan, activation: ActivationLayout, strengths: Float64Array, inferred: Float64Array): { implied: Array<{ set: number; polygon: Polygon }>; combined: Polygon } {
   const active = activated(plan, activation, strengths, inferred);
@@ -362,7 +331,7 @@ export function integralTrace(plan: IntegralPlan, activation: ActivationLayout, 
     const degree = inferred[plan.firstSet + s]!;
     if (!(degree > 0)) continue;
     const { kind, params } = plan.terms[s]!;
-    implied.push({ set: plan.firstSet + s, polygon: draw((x) => tNorm(plan.implication, degree, termDegree(kind, params, x)), bounds) });
+    implied.push({ set: plan.firstSet + s, polygon: drawCurve((x) => tNorm(plan.implication, degree, termDegree(kind, params, x)), bounds) });
   }
-  return { implied, combined: draw((x) => aggregated(plan, active, x), bounds) };
+  return { implied, combined: drawCurve((x) => aggregated(plan, active, x), bounds) };
 }

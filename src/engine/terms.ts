@@ -2,8 +2,9 @@
 // by its class name in lowerCamelCase with its parameters named as fuzzylite's members. This table
 // is the one list of them: the JSON schema, validation and the formats all read it.
 
-import { membershipTrapezoid, shapeTrapezoid, trapezoidDegree, type Trapezoid } from './shape.js';
-import type { SetDefinition, TermDefinition, TermKind } from './types.js';
+import { drawCurve } from './drawing.js';
+import { membershipTrapezoid, pointsShape, shapeTrapezoid, trapezoidDegree, type Trapezoid } from './shape.js';
+import type { Polygon, SetDefinition, TermDefinition, TermKind } from './types.js';
 
 /** Each kind's numeric parameters, in fuzzylite's order (the order FLL writes them in). */
 export const TERM_PARAMETERS = {
@@ -293,4 +294,22 @@ export function shapeOf(set: SetDefinition | TermDefinition, universe: readonly 
   const low = Math.min(universe[0], c);
   const high = Math.max(universe[1], b);
   return [a === -Infinity ? low : a, b === -Infinity ? low : b, c === Infinity ? high : c, d === Infinity ? high : d];
+}
+
+/** Degree of membership of x in a set (SPEC 4.1); `range` is its variable's universe (an array shoulder's direction). */
+export function membership(set: SetDefinition | TermDefinition, range: readonly [number, number], x: number): number {
+  const { kind, params } = membershipTerm(set, range);
+  return termDegree(kind, params, x);
+}
+
+/**
+ * A set's whole shape over its variable's universe as a polygon, for drawing: an array's exact
+ * trapezoid (shoulders to the range's edge); a curve through points of it, chords within 1e-3.
+ */
+export function setShape(set: SetDefinition | TermDefinition, range: readonly [number, number]): Polygon {
+  if (Array.isArray(set)) return pointsShape(set as SetDefinition, range);
+  const term = membershipTerm(set as TermDefinition, range);
+  const inside = termBreakpoints(term).filter((x) => x > range[0] && x < range[1]);
+  const bounds = [...new Set([range[0], ...inside, range[1]])].sort((p, q) => p - q);
+  return drawCurve((x) => termDegree(term.kind, term.params, x), bounds);
 }

@@ -55,7 +55,7 @@ export const termSchema = z.discriminatedUnion(
     ),
   ) as unknown as [z.ZodObject, ...z.ZodObject[]],
   { error: `a set is an array of 2, 3 or 4 numbers or a term {"type": kind, …}, kind one of ${TERM_KINDS.join(', ')}` },
-) as unknown as z.ZodType<TermDefinition>;
+) as unknown as z.ZodType<TermDefinition, TermDefinition>;
 
 /** A set: fuzzy.ai's points, or a term named by its kind (docs/ENGINE.md, "Term kinds, universes, operators"). */
 export const setDefinitionSchema = z.union([pointsSchema, termSchema], {

@@ -13,12 +13,8 @@ const SEED = 1;
 
 /** The proposal in the REST interface's (mutable) shape. */
 function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'> {
-  const copy = (variables: AgentDefinition['inputs']) =>
-    Object.fromEntries(
-      Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, [...points]]))]),
-    );
-  const operators = definition.operators && { operators: { ...definition.operators } };
-  return { inputs: copy(definition.inputs), outputs: copy(definition.outputs), rules: [...definition.rules], ...operators };
+  const { inputs, outputs, rules, operators } = structuredClone(definition) as Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
+  return { inputs, outputs, rules, ...(operators && { operators }) };
 }
 
 /**
