@@ -152,7 +152,9 @@ export function readFclFile(text: string): ModelFile {
         case 'VAR_INPUT':
         case 'VAR_OUTPUT':
           section = keyword === 'VAR_INPUT' ? 'var_input' : 'var_output';
-          continue;
+          // a declaration may share the line: `VAR_INPUT x : REAL; END_VAR`
+          if (afterWords(statement, 1) === '') continue;
+          break;
         case 'FUZZIFY':
         case 'DEFUZZIFY': {
           const kind = keyword === 'FUZZIFY' ? 'input' : 'output';
@@ -171,9 +173,10 @@ export function readFclFile(text: string): ModelFile {
           continue;
       }
       if (section === 'var_input' || section === 'var_output') {
-        const separator = find(statement, ':');
-        const name = separator < 0 ? '' : trimmed(statement.slice(0, separator));
-        if (name === '' || words(name).length !== 1 || words(statement.slice(separator + 1)).length !== 1) {
+        const declaration = keyword === 'VAR_INPUT' || keyword === 'VAR_OUTPUT' ? afterWords(statement, 1) : statement;
+        const separator = find(declaration, ':');
+        const name = separator < 0 ? '' : trimmed(declaration.slice(0, separator));
+        if (name === '' || words(name).length !== 1 || words(declaration.slice(separator + 1)).length !== 1) {
           throw new FormatError(line, 'VAR', `expected "name : REAL", got ${JSON.stringify(statement.slice(0, 80))}`);
         }
         const kind = section === 'var_input' ? 'input' : 'output';

@@ -191,12 +191,8 @@ const linear = (points: Array<[number, number]>) => (x: number) => {
 describe('real files that read wrongly before', () => {
   it("a jFuzzyLogic output shoulder (0,1) (5,1) (10,0) integrates from 0, as jFuzzyLogic's universe does, on 1,024 inputs", () => {
     const fcl = `FUNCTION_BLOCK shoulder
-VAR_INPUT
-  x : REAL;
-END_VAR
-VAR_OUTPUT
-  y : REAL;
-END_VAR
+VAR_INPUT x : REAL; END_VAR
+VAR_OUTPUT y : REAL; END_VAR
 FUZZIFY x
   TERM lo := (0, 1) (10, 0);
   TERM hi := (0, 0) (10, 1);
