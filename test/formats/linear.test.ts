@@ -11,6 +11,7 @@ import { FormatError, readModel, type ModelFormat } from '../../src/formats/inde
 import { readRule } from '../../src/formats/model.js';
 import { readerWork } from '../../src/formats/scan.js';
 import { worstCases, MIB } from '../../bench/formats-worst-cases.js';
+import { refusal } from '../support/refusal.js';
 import { sharedText } from '../support/shared.js';
 
 /** The reader's work on `text`, and what it threw (only a FormatError may be thrown). */
@@ -24,15 +25,6 @@ function work(read: () => unknown): number {
   return readerWork.steps;
 }
 
-function refusal(format: ModelFormat, text: string): FormatError {
-  try {
-    readModel(format, text);
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormatError);
-    return error as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
 
 describe('the inputs that froze the service are refused at once', () => {
   it('a FIS rule row of 30 digits and a stray character (exponential backtracking before)', () => {

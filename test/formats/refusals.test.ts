@@ -1,17 +1,8 @@
 // What fuzzbox cannot express is refused, naming the construct and its line; never approximated.
 
 import { describe, expect, it } from 'vitest';
-import { FormatError, readModel, writeModel, type ModelFormat } from '../../src/formats/index.js';
-
-function refusal(format: ModelFormat, text: string): FormatError {
-  try {
-    readModel(format, text);
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormatError);
-    return error as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
+import { readModel, writeModel } from '../../src/formats/index.js';
+import { refusal } from '../support/refusal.js';
 
 const fcl = (fuzzify: string, defuzzify: string, rules: string) => `FUNCTION_BLOCK t
 VAR_INPUT
