@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 const conformance = [
   'test/api/*.test.ts',
   'test/store/atomicity.test.ts',
+  'test/store/versions.test.ts',
   'test/store/postgres.test.ts',
   'test/learn/service.test.ts',
   'test/learn/autopilot.test.ts',

@@ -4,7 +4,7 @@
 // fuzzbox driven by hand (?explore=0.15, then POST /optimize, five rounds); the best fixed answer in
 // hindsight; UCB1 over answers per output in 6 buckets per input, tuned per world on other seeds,
 // and configured once for every world (tuned on other seeds over all of them); the best answer per situation.
-// Then the cost of one optimisation over 100,000 logged evaluations.
+// Then the cost of one optimization over 100,000 logged evaluations.
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import type { Inputs, Outputs } from '../src/engine/types.js';
 import { compareAgents, optimizeAgent, seededRandom, situationAdjusted, type LoggedEvaluation } from '../src/learn/index.js';
@@ -166,7 +166,7 @@ const seconds = (performance.now() - started) / 1000;
 clearInterval(timer);
 peak = Math.max(peak, process.memoryUsage().heapUsed);
 console.log(
-  `\noptimiseAgent over 100,000 logged evaluations (all of them as neighbours, 1,000 estimation points): ${seconds.toFixed(2)} s,` +
+  `\noptimizeAgent over 100,000 logged evaluations (all of them as neighbours, 1,000 estimation points): ${seconds.toFixed(2)} s,` +
     ` heap growth ${((peak - heapBefore) / 2 ** 20).toFixed(0)} MB (the log itself, as objects: ${(heapBefore / 2 ** 20).toFixed(0)} MB in use before); ${result.status}`,
 );
 

@@ -1,4 +1,4 @@
-// Time to optimise an agent over 1,000 and 10,000 logged evaluations (target: 10,000 in under 5 s),
+// Time to optimize an agent over 1,000 and 10,000 logged evaluations (target: 10,000 in under 5 s),
 // first with optimizeAgent on an in-memory log, then through POST /agent/:id/optimize on
 // fake-indexeddb (reading the log and its feedback included). The logs come from the simulated
 // worlds of the tests: explored evaluations (noise 0.15 of the output range) with their outcomes.
@@ -41,7 +41,7 @@ for (const world of [lemonade, irrigation]) {
   }
 }
 
-/** Logs `size` explored evaluations of `world` with feedback through handle(), then times the optimisation. */
+/** Logs `size` explored evaluations of `world` with feedback through handle(), then times the optimization. */
 async function throughService(world: World, size: number): Promise<{ ms: number; progress: number; used: number }> {
   let progress = 0;
   const service = createFuzzyService({

@@ -47,7 +47,7 @@ if (role === 'child') {
 /**
  * What reading only the newest N costs: the proposal POST /optimize makes from the newest N of
  * 100,000 logged evaluations against the one from all of them, judged by the world's true
- * expected profit (the rule the optimiser never sees) over 2,000 fixed situations.
+ * expected profit (the rule the optimizer never sees) over 2,000 fixed situations.
  */
 async function sampleAccuracy() {
   const { agent, batches, profit } = await import('./learning-cost.js');

@@ -1,13 +1,14 @@
 // One store and size of bench/learning-cost.bench.ts, in a process of its own.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { Autopilot } from '../src/api/autopilot.js';
+import { Autopilot } from '../src/core/autopilot.js';
 import { compileAgent, evaluate } from '../src/engine/index.js';
 import { createFuzzyService } from '../src/index.js';
 import { exploreTruncated, seededRandom, WIDEST_SPREAD } from '../src/learn/index.js';
 import { gaussian } from '../src/learn/random.js';
 import { pgliteDatabase } from '../src/node/databases.js';
-import { DexieStore } from '../src/store/dexie-store.js';
-import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
+import { DexieStore } from '../src/store/dexie/dexie-store.js';
+import { groupLogs } from '../src/store/dexie/log-groups.js';
+import { newEvaluationIDs } from '../src/store/ids.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 import type { FuzzboxStore } from '../src/store/store.js';
@@ -95,7 +96,7 @@ const gc = () => {
  * collection, then the JS heap (heapUsed) and typed arrays (arrayBuffers) in use above what was
  * in use before it started. Collecting first counts what the operation keeps alive, not the
  * garbage V8 has not yet collected; sampling between its steps (the reads yield every page, the
- * optimiser every 20–30 ms) sees its working set at each of them.
+ * optimizer every 20–30 ms) sees its working set at each of them.
  */
 async function measured<T>(run: () => Promise<T>, again: () => Promise<unknown>): Promise<{ ms: number; heap: number; arrays: number; result: T }> {
   gc();
@@ -143,7 +144,7 @@ export async function measure(backend: 'dexie' | 'pglite', size: number) {
     return answer;
   };
   const created = await call('POST', 'agent', agent);
-  // autopilot off while filling and optimising: only the proposal measured below learns
+  // autopilot off while filling and optimizing: only the proposal measured below learns
   await call('PUT', `agent/${created.id}/autopilot`, { enabled: false });
   const base = { userID, agentID: created.id as string, versionID: created.latestVersion as string };
   const fillStart = performance.now();

@@ -4,9 +4,10 @@
 // a LevelDB of its own in a persistent profile) and measures them in interleaved blocks: whatever
 // the machine does meanwhile weighs on every size alike, so their ratios hold even when the
 // absolute figures drift with the load.
-import { createFuzzyService, type FuzzyService } from '../src/api/index.js';
-import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/database.js';
-import { groupLogs, newEvaluationIDs } from '../src/store/evaluations.js';
+import { createFuzzyService, type FuzzyService } from '../src/index.js';
+import { FuzzboxDatabase, type DatabaseOptions } from '../src/store/dexie/database.js';
+import { groupLogs } from '../src/store/dexie/log-groups.js';
+import { newEvaluationIDs } from '../src/store/ids.js';
 import type { EvaluationRecord, FeedbackRecord } from '../src/store/records.js';
 
 /**

@@ -13,7 +13,7 @@ import { Tuning } from '../src/learn/tuning.js';
 import type { Agent, AgentBody, OptimizeResult } from '../src/schema/index.js';
 import { formatNumber, palette } from './draw.js';
 import type { DemoContext } from './main.js';
-import { answerOnScreen, explainOptimisation, randomSituation, SIMULATED_METRIC, simulatedRating } from './optimize-panel.js';
+import { answerOnScreen, explainOptimization, randomSituation, SIMULATED_METRIC, simulatedRating } from './optimize-panel.js';
 
 /** Diners per click: enough for a proposal (autopilot's `proposeEvery`) and its trial's first looks. */
 export const DINERS = 400;
@@ -39,7 +39,7 @@ function svg(tag: string, attributes: Record<string, string | number> = {}, text
 const originWords: Record<string, string> = {
   created: 'made by hand',
   updated: 'edited by hand',
-  optimised: 'optimised on request',
+  optimised: 'optimized on request',
   autopilot: 'proposed by autopilot',
   'rolled back': 'rolled back',
 };
@@ -293,7 +293,7 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
     const changes = changesBetween(before, after);
     // a table agent (docs/LEARNING.md) has rules of its own: no list of moved numbers, but the same answer on screen and trial
     const sentences = changes
-      ? explainOptimisation(
+      ? explainOptimization(
           {
             versionID: after.id,
             basedOn: before.id,

@@ -13,7 +13,7 @@ import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
 import { mountSyncBadge, type SyncBadge } from './sync-badge.js';
 
-/** What the optional "Optimise" panel (demo/optimize-panel.ts) is given when it mounts. */
+/** What the optional "Optimize" panel (demo/optimize-panel.ts) is given when it mounts. */
 export interface DemoContext {
   client: FuzzyClient;
   /** The agent on screen, or null before one is loaded. */
@@ -76,7 +76,7 @@ async function start(): Promise<void> {
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
   await showAgentList(localStorage.getItem(storageKey('agent')));
-  mountOptimisePanel();
+  mountOptimizePanel();
   mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
 }
 
@@ -99,7 +99,7 @@ async function signIn(): Promise<FuzzyClient> {
       await candidate.listAgents();
       return candidate;
     } catch (error) {
-      if (!(error instanceof FuzzyApiError && error.status === 401)) throw error;
+      if (!(error instanceof FuzzyApiError && error.error === 'Unauthorized')) throw error;
     }
   }
   const account = await client.createAccount('fuzzbox demo');
@@ -365,7 +365,8 @@ async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> 
     await showAgentList(saved.id);
     setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}”: version ${saved.latestVersion}`, 'ok');
   } catch (error) {
-    if (error instanceof FuzzyApiError && error.status === 400) editor.showIssues(error.message, error.issues);
+    // a definition the service refused (ValidationError: by field) or could not read (InvalidRequest): the editor's to show
+    if (error instanceof FuzzyApiError && (error.error === 'ValidationError' || error.error === 'InvalidRequest')) editor.showIssues(error.message, error.issues);
     else showFailure(error);
   }
 }
@@ -389,13 +390,13 @@ function showFailure(error: unknown): void {
   setStatus(error instanceof Error ? error.message : String(error), 'error');
 }
 
-// ── Optimise panel ─────────────────────────────────────────────────────────────────────────────
+// ── Optimize panel ─────────────────────────────────────────────────────────────────────────────
 // The learning engineer's panel lives in demo/optimize-panel.ts and exports
 // `mountOptimizePanel(container, context)`; the glob is empty (and nothing mounts) until it exists.
-const optimisePanel = import.meta.glob<{ mountOptimizePanel(container: HTMLElement, context: DemoContext): void }>('./optimize-panel.ts');
+const optimizePanel = import.meta.glob<{ mountOptimizePanel(container: HTMLElement, context: DemoContext): void }>('./optimize-panel.ts');
 
-function mountOptimisePanel(): void {
-  const container = $('#optimise-panel');
+function mountOptimizePanel(): void {
+  const container = $('#optimize-panel');
   const context: DemoContext = {
     client,
     agent: () => agent,
@@ -404,7 +405,7 @@ function mountOptimisePanel(): void {
     onAgentChange: (listener) => void agentListeners.push(listener),
   };
   mountAutopilotPanel($('#autopilot-panel'), context);
-  for (const load of Object.values(optimisePanel)) {
+  for (const load of Object.values(optimizePanel)) {
     void load().then((panel) => {
       container.hidden = false;
       panel.mountOptimizePanel(container, context); // ← the one-line mount call

@@ -1,4 +1,4 @@
-// The "Optimise" panel: tunes the agent on the screen from the feedback its evaluations got
+// The "Optimize" panel: tunes the agent on the screen from the feedback its evaluations got
 // (POST /agent/:id/optimize, docs/LEARNING.md), says in words what moved and what it does to the
 // answer on screen, lists every number that moved, with a progress bar fed by the worker's progress
 // broadcasts. A "simulate" button produces explored evaluations of whatever agent is on screen,
@@ -72,11 +72,11 @@ export function answerOnScreen(before: AgentDefinition, after: AgentDefinition, 
 }
 
 /**
- * What an optimisation did, in words: the answer for the inputs on screen before and after, each
+ * What an optimization did, in words: the answer for the inputs on screen before and after, each
  * set that moved (which way, wider or narrower), each rule whose weight changed (and what that
  * does), and why: the estimate of the metric it raised or lowered.
  */
-export function explainOptimisation(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
+export function explainOptimization(answer: OptimizeResult, before: AgentDefinition, inputs: Inputs): string[] {
   const after = answer.definition;
   const sentences: string[] = [answerOnScreen(before, after, inputs)];
 
@@ -155,14 +155,14 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
 
   const simulate = element('button', `Simulate ${SIMULATED_USERS} rated answers`, 'quiet');
   const preview = element('button', 'Preview', 'quiet');
-  const optimise = element('button', 'Optimise and save');
-  for (const button of [simulate, preview, optimise]) button.type = 'button';
+  const optimize = element('button', 'Optimize and save');
+  for (const button of [simulate, preview, optimize]) button.type = 'button';
 
   const controls = element('div');
   controls.style.cssText = 'display:flex;flex-wrap:wrap;gap:10px;align-items:center;margin:10px 0';
   const metricLabel = element('label', 'Metric ');
   metricLabel.append(metric);
-  controls.append(metricLabel, goal, inputsLabel, simulate, preview, optimise);
+  controls.append(metricLabel, goal, inputsLabel, simulate, preview, optimize);
 
   const progress = element('progress');
   progress.style.cssText = 'width:100%';
@@ -173,7 +173,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
   container.append(heading, intro, controls, progress, message, result);
 
   let running: string | null = null;
-  // The worker reports progress of every optimisation on this channel; only ours moves the bar.
+  // The worker reports progress of every optimization on this channel; only ours moves the bar.
   new BroadcastChannel(OPTIMIZE_PROGRESS).addEventListener('message', (event: MessageEvent<{ agentID: string; done: number; total: number }>) => {
     if (event.data.agentID !== running) return;
     progress.max = event.data.total;
@@ -181,7 +181,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
   });
 
   const busy = (on: boolean) => {
-    for (const button of [simulate, preview, optimise]) button.disabled = on;
+    for (const button of [simulate, preview, optimize]) button.disabled = on;
     progress.hidden = !on;
     progress.removeAttribute('value'); // indeterminate until the first report
   };
@@ -213,7 +213,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
         }),
       );
       metric.value = SIMULATED_METRIC;
-      say(`${posted} explored evaluations rated by simulated users (metric “${SIMULATED_METRIC}”). Now preview or optimise.`);
+      say(`${posted} explored evaluations rated by simulated users (metric “${SIMULATED_METRIC}”). Now preview or optimize.`);
     } catch (error) {
       fail(error);
     } finally {
@@ -226,7 +226,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     if (!agent) return;
     busy(true);
     running = agent.id;
-    say(dryRun ? 'Looking for better numbers…' : 'Optimising…');
+    say(dryRun ? 'Looking for better numbers…' : 'Optimizing…');
     try {
       const inputs = context.inputs();
       const answer = await context.client.optimize(agent.id, {
@@ -246,7 +246,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
     }
   };
   preview.addEventListener('click', () => void run(true));
-  optimise.addEventListener('click', () => void run(false));
+  optimize.addEventListener('click', () => void run(false));
 
   function showResult(answer: OptimizeResult, agent: Agent, inputs: Inputs): void {
     const better = answer.goal === 'maximize' ? answer.after > answer.before : answer.after < answer.before;
@@ -261,7 +261,7 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
       return;
     }
     const explanation = element('div', '', 'explanation');
-    explanation.append(...explainOptimisation(answer, agent, inputs).map((sentence) => element('p', sentence)));
+    explanation.append(...explainOptimization(answer, agent, inputs).map((sentence) => element('p', sentence)));
     const table = element('table', '', 'history');
     const head = element('tr');
     for (const title of ['what moved', 'from', 'to']) head.append(element('th', title));

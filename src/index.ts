@@ -1,15 +1,6 @@
 // The `fuzzbox` entry: the REST service as one request handler, and the engine it runs.
-export {
-  createFuzzyService,
-  type FuzzyService,
-  type FuzzyServiceOptions,
-  type OptimizeProgress,
-  type StorageManagerLike,
-  type SyncControl,
-  type SyncEvent,
-  type SyncOptions,
-  type FetchLike,
-} from './api/index.js';
+export { createFuzzyService, type FuzzyServiceOptions } from './service.js';
+export type { FuzzyService, OptimizeProgress, StorageManagerLike, SyncControl, SyncEvent, SyncOptions, FetchLike } from './api/index.js';
 export * from './engine/index.js';
 export type {
   Agent,
@@ -38,13 +29,19 @@ export type {
   RetentionPolicy,
   SyncStatus,
   PullHeader,
+  AutopilotState,
+  AutopilotGain,
+  PerformanceReport,
+  MeanInterval,
+  Trial,
+  GainInterval,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
-export type { FuzzboxStore, Candidate, CandidateDecision, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, SyncRecord } from './store/store.js';
+export type { FuzzboxStore, Candidate, CandidateDecision, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, ChangeFeed, SyncRecord } from './store/store.js';
 export type { AutopilotLine } from './schema/sync.js';
 export type { LogColumns } from './learn/dataset.js';
-export type { Moments, MeanInterval } from './learn/statistics.js';
+export type { Moments, MeanEstimate } from './learn/statistics.js';
 export type { LearningLog, LearningLogQuery, VersionFeedback } from './store/learning-log.js';
-export type { ImportRecord, VersionLine } from './store/backup.js';
-export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord, AutopilotGain } from './store/records.js';
+export type { ImportRecord, VersionLine } from './store/backup-records.js';
+export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';
 export type { VersionOrigin } from './schema/agent.js';

@@ -1,22 +1,11 @@
 import { ApiError } from '../schema/errors.js';
 import type { ServiceState } from './context.js';
-import { toBase64url } from './base64url.js';
+import { sha256Hex } from '../core/keys.js';
 
 const KEY_CACHE_CAPACITY = 1000;
 
 const unauthorized = (message: string) =>
   new ApiError('Unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
-/** A new API key: 32 random bytes, base64url, with a prefix that makes leaked keys recognisable. */
-export function newApiKey(): string {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32));
-  return `fzb_${toBase64url(bytes)}`;
-}
 
 function presentedKey(request: Request, url: URL): string {
   const header = request.headers.get('authorization');

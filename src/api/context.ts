@@ -1,9 +1,25 @@
 import type { FuzzboxStore } from '../store/store.js';
-import type { Autopilot } from './autopilot.js';
-import type { Replicator } from './replicator.js';
-import type { CompiledAgents } from './compiled-agents.js';
-import type { StorageManagerLike } from './resources/storage.js';
-import type { OptimizeProgress } from './service.js';
+import type { Autopilot } from '../core/autopilot.js';
+import type { Replicator } from '../core/replicator.js';
+import type { CompiledAgents } from '../core/compiled-agents.js';
+
+/** How far an optimization of `agentID` is: `done` of at most `total` candidate agents estimated. */
+export interface OptimizeProgress {
+  agentID: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * What GET /storage asks of the platform: `navigator.storage` in a page or worker (the adapters
+ * pass it in; the core touches no browser global). `persisted()` exists in workers too; only
+ * `persist()` is page-only (FuzzyClient's `requestPersistence()`).
+ */
+export interface StorageManagerLike {
+  /** absent in Safari's workers before 17 */
+  estimate?(): Promise<{ usage?: number; quota?: number }>;
+  persisted?(): Promise<boolean>;
+}
 
 /** What lives as long as one service: nothing here is state a restart would lose. */
 export interface ServiceState {

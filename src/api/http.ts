@@ -1,5 +1,4 @@
 import { ApiError } from '../schema/errors.js';
-import { isQuotaExceeded } from '../store/quota.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -29,20 +28,12 @@ export function jsonText(text: string, headers: Record<string, string> = {}, sta
 
 export const ok = () => json({ message: 'OK' });
 
-/** Maps anything thrown while handling a request onto the error vocabulary. */
+/**
+ * Maps anything thrown while handling a request onto the error vocabulary: the stores raise its
+ * errors themselves (a full disk is their QuotaExceeded), so anything else is a bug.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  // IndexedDB aborts the transaction, so a full disk leaves nothing half-written.
-  if (isQuotaExceeded(error)) {
-    return new ApiError(
-      'QuotaExceeded',
-      'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
-        '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
-        'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
-        'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
-        'for older ones later, on its own schedule (docs/REST.md, "A full disk")',
-    );
-  }
   console.error('fuzzbox: internal error', error);
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new ApiError('InternalError', `internal error (a bug in fuzzbox, please report it): ${detail}`);

@@ -1,33 +1,26 @@
 import { ApiError, errorStatus } from '../schema/errors.js';
 import type { Account } from '../schema/account.js';
-import type { DatabaseOptions } from '../store/database.js';
-import { DexieStore } from '../store/dexie-store.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
-import { Autopilot } from './autopilot.js';
-import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from './replicator.js';
+import { Autopilot } from '../core/autopilot.js';
+import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from '../core/replicator.js';
 import type { SyncStatus } from '../schema/sync.js';
-import type { SyncReplica } from '../store/replica.js';
-import { CompiledAgents } from './compiled-agents.js';
-import type { ServiceState } from './context.js';
+import { isSyncReplica, type SyncReplica } from '../store/sync-replica.js';
+import { CompiledAgents } from '../core/compiled-agents.js';
+import type { OptimizeProgress, ServiceState, StorageManagerLike } from './context.js';
 import { errorResponse } from './http.js';
 import { openAccount } from './resources/account.js';
 import { createRouter, type Route } from './router.js';
 import { routes } from './routes.js';
-import type { StorageManagerLike } from './resources/storage.js';
-import { checkRetention, RetentionSweeper } from './retention.js';
+import { checkRetention, RetentionSweeper } from '../core/retention.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 
-export interface FuzzyServiceOptions extends DatabaseOptions {
-  /**
-   * Where everything is kept; default IndexedDB through Dexie (`dbName`, `indexedDB`). On a
-   * server, `fuzzbox/node` passes PostgreSQL or PGlite here.
-   */
-  store?: FuzzboxStore;
-  /** IndexedDB database name when no `store` is given; default `"fuzzbox"`. */
-  dbName?: string;
+/** How the REST service is set up over a store it is given (it imports no store itself). */
+export interface ServiceOptions {
+  /** Where everything is kept: IndexedDB through Dexie in a browser, PostgreSQL or PGlite on a server. */
+  store: FuzzboxStore;
   /** Whether `POST /account` creates accounts; default true. */
   signup?: boolean;
   /** Where the interface lives, e.g. `/api/`; default `/` (so `/agent`, `/evaluation`, …). */
@@ -53,13 +46,6 @@ export interface FuzzyServiceOptions extends DatabaseOptions {
   sync?: SyncOptions;
   /** Called after each sync round with the status and the versions that arrived, e.g. to show a badge. */
   onSync?: (event: SyncEvent) => void;
-}
-
-/** How far an optimisation of `agentID` is: `done` of at most `total` candidate agents estimated. */
-export interface OptimizeProgress {
-  agentID: string;
-  done: number;
-  total: number;
 }
 
 export interface FuzzyService {
@@ -94,8 +80,8 @@ export interface SyncControl {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyService {
-  const store = options.store ?? new DexieStore(options.dbName ?? 'fuzzbox', options);
+export function createFuzzyService(options: ServiceOptions): FuzzyService {
+  const { store } = options;
   const replicator =
     options.sync &&
     new Replicator(replicaOf(store), { ...options.sync, fetch: options.sync.fetch ?? platformFetch() }, options.onSync, (agentIDs) => {
@@ -188,7 +174,7 @@ export function createFuzzyService(options: FuzzyServiceOptions = {}): FuzzyServ
 
 /** A replica keeps its checkpoints beside its records: only the IndexedDB store does. */
 function replicaOf(store: FuzzboxStore): FuzzboxStore & SyncReplica {
-  if (!(store instanceof DexieStore)) throw new TypeError('sync needs the IndexedDB store: leave `store` out (a server is what replicas sync with)');
+  if (!isSyncReplica(store)) throw new TypeError('sync needs the IndexedDB store: leave `store` out (a server is what replicas sync with)');
   return store;
 }
 

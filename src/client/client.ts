@@ -4,6 +4,8 @@ import type { Inputs, Outputs, ValidationIssue } from '../engine/types.js';
 import type {
   Account,
   Agent,
+  AutopilotState,
+  ErrorName,
   AgentInput,
   AgentSummary,
   AgentVersion,
@@ -14,10 +16,12 @@ import type {
   ImportResult,
   OptimizeInput,
   OptimizeResult,
+  PerformanceReport,
   ServiceInfo,
   StorageStatus,
   VersionSummary,
 } from '../schema/index.js';
+import { errorStatus } from '../schema/errors.js';
 
 export interface FuzzyClientOptions {
   /** Where the REST interface lives; default the page's origin, e.g. `https://app.example/`. */
@@ -40,12 +44,12 @@ export interface ListEvaluationsOptions {
   feedback?: boolean;
 }
 
-export interface EvaluateOptions {
+export interface InferenceOptions {
   /** Also return the evaluation log's steps (SPEC section 4) as `meta`. */
   meta?: boolean;
   /**
    * `?explore=`: move each output by Gaussian noise of this share of its range (0 < explore ≤ 0.5),
-   * so that feedback can teach the optimiser (docs/LEARNING.md); the log keeps the engine's answer too.
+   * so that feedback can teach the optimizer (docs/LEARNING.md); the log keeps the engine's answer too.
    */
   explore?: number;
 }
@@ -68,73 +72,16 @@ export class FuzzyApiError extends Error {
     readonly status: number,
     message: string,
     issues: readonly ValidationIssue[] = [],
+    /**
+     * The answer's name in the error vocabulary (docs/REST.md, "Errors"), e.g. `ValidationError`
+     * or `InvalidRequest` (both 400): what to switch on. Undefined when the answer did not come
+     * from fuzzbox (not its JSON) or was refused here (an X-Evaluation-ID that does not match).
+     */
+    readonly error?: ErrorName,
   ) {
     super(message);
     this.issues = [...issues];
   }
-}
-
-/** A mean with its 95% confidence interval; `low`/`high` are null below 2 values (JSON has no infinity). */
-export interface MeanInterval {
-  n: number;
-  mean: number | null;
-  low: number | null;
-  high: number | null;
-}
-
-/** GET /agent/:id/autopilot (docs/REST.md, "Learning on autopilot"). */
-export interface AutopilotState {
-  enabled: boolean;
-  /** `enabled` and the agent has `performance` */
-  active: boolean;
-  performance: Record<string, 'maximize' | 'minimize'> | null;
-  /** the widest spread of autopilot's draws, and every output's at first, in shares of its range */
-  exploration: number;
-  /** each output's spread now, in shares of its range: `exploration`, or narrower where exploring it costs */
-  spread: Record<string, number>;
-  candidateShare: number;
-  proposeEvery: number;
-  window: number;
-  usedFeedback: number;
-  candidate: { versionID: string; basedOn: string; since: string } | null;
-  trials: Array<{
-    versionID: string;
-    basedOn: string;
-    outcome: 'adopted' | 'dropped' | 'abandoned';
-    pValue: number | null;
-    current: MeanInterval;
-    candidate: MeanInterval;
-    gain?: { value: number; low: number; high: number };
-    decidedAt: string;
-  }>;
-  /**
-   * What autopilot's adopted versions gained together: the latest version against the version
-   * they started from, per metric (latest minus `since`, in the metric's units, 95% interval);
-   * null before the first adoption or once the latest version is not autopilot's.
-   */
-  gain: {
-    since: string;
-    versionID: string;
-    evaluationsUsed: number;
-    metrics: Record<string, { value: number; low: number; high: number }>;
-    estimatedAt: string;
-  } | null;
-}
-
-/** GET /agent/:id/performance: per version, oldest first. */
-export interface PerformanceReport {
-  latestVersion: string;
-  performance: Record<string, 'maximize' | 'minimize'> | null;
-  versions: Array<{
-    id: string;
-    createdAt: string;
-    origin: string | null;
-    /** why the version exists: `{to, from}` for a rollback, the estimates of an optimisation or a proposal */
-    evidence: Record<string, unknown> | null;
-    evaluations: number;
-    feedback: number;
-    metrics: Record<string, MeanInterval>;
-  }>;
 }
 
 export class FuzzyClient {
@@ -197,13 +144,13 @@ export class FuzzyClient {
   }
 
   /** POST /agent/:id with one inputs object; the log is stored before this resolves. */
-  async evaluate(agentID: string, inputs: Inputs, options: EvaluateOptions = {}): Promise<Evaluation> {
+  async evaluate(agentID: string, inputs: Inputs, options: InferenceOptions = {}): Promise<Evaluation> {
     const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), inputs);
     return toEvaluation(body as Outputs & { meta?: EvaluationMeta }, response.headers.get('X-Evaluation-ID') ?? '', options);
   }
 
   /** POST /agent/:id with an array (1..4096): one evaluation, with its own log, per item. */
-  async evaluateBatch(agentID: string, batch: readonly Inputs[], options: EvaluateOptions = {}): Promise<Evaluation[]> {
+  async evaluateBatch(agentID: string, batch: readonly Inputs[], options: InferenceOptions = {}): Promise<Evaluation[]> {
     const { body, response } = await this.#request('POST', this.#evaluationPath(agentID, options), batch);
     const items = body as Array<Outputs & { meta?: EvaluationMeta }>;
     const header = response.headers.get('X-Evaluation-ID') ?? '';
@@ -297,7 +244,7 @@ export class FuzzyClient {
     return readJSON(response, 'POST', new URL('import', this.#baseURL)) as Promise<ImportResult>;
   }
 
-  #evaluationPath(agentID: string, options: EvaluateOptions): string {
+  #evaluationPath(agentID: string, options: InferenceOptions): string {
     const query = new URLSearchParams();
     if (options.meta) query.set('meta', 'true');
     if (options.explore !== undefined) query.set('explore', String(options.explore));
@@ -327,16 +274,17 @@ export class FuzzyClient {
     const init: RequestInit & { duplex?: 'half' } = { method, headers, ...(body === undefined ? {} : { body }), ...(duplex ? { duplex } : {}) };
     const response = await this.#fetch(url, init);
     if (response.ok) return response;
-    const error = (await readJSON(response, method, url)) as { message?: unknown; issues?: unknown };
+    const error = (await readJSON(response, method, url)) as { error?: unknown; message?: unknown; issues?: unknown };
     throw new FuzzyApiError(
       response.status,
       typeof error.message === 'string' ? error.message : `${method} ${url.pathname} answered ${response.status}`,
       Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : [],
+      typeof error.error === 'string' && Object.hasOwn(errorStatus, error.error) ? (error.error as ErrorName) : undefined,
     );
   }
 }
 
-function toEvaluation(item: Outputs & { meta?: EvaluationMeta }, evaluationID: string, options: EvaluateOptions): Evaluation {
+function toEvaluation(item: Outputs & { meta?: EvaluationMeta }, evaluationID: string, options: InferenceOptions): Evaluation {
   if (!options.meta) return { outputs: item, evaluationID };
   const { meta, ...outputs } = item;
   return meta === undefined ? { outputs, evaluationID } : { outputs, evaluationID, meta };

@@ -2,7 +2,7 @@
 // app's first fetch() to the REST interface is answered by fuzzbox rather than the network.
 import { Workbox } from 'workbox-window';
 import { requestPersistence } from './persistence.js';
-import type { SyncEvent } from '../api/replicator.js';
+import type { SyncEvent } from '../core/replicator.js';
 import { CLAIM, INSTALL_FAILED, SKIP_WAITING, type InstallFailure, type WorkerSyncSettings } from '../sw/messages.js';
 import { onWorkerSync, workerSync, type WorkerSync } from './sync.js';
 

@@ -1,6 +1,6 @@
 // A page's handle on the worker's sync (docs/SYNC.md): settings given to the worker (which keeps
 // them), a round on demand, the status; each a message the worker answers on its own port.
-import type { SyncEvent } from '../api/replicator.js';
+import type { SyncEvent } from '../core/replicator.js';
 import type { SyncStatus } from '../schema/sync.js';
 import { SYNC_CONFIGURE, SYNC_EVENTS, SYNC_NOW, SYNC_STATUS, type SyncReply, type WorkerSyncSettings } from '../sw/messages.js';
 

@@ -179,7 +179,7 @@ export function datasetOf(log: LogColumns | readonly LoggedEvaluation[], inputs:
     outputScale,
     inputs: inputValues,
     returned,
-    // a copy: the optimiser pulls in heavy tails in place, the columns keep what was posted
+    // a copy: the optimizer pulls in heavy tails in place, the columns keep what was posted
     metric: Float64Array.from(columns.metric),
     agentInputs,
     explored,

@@ -48,7 +48,7 @@ const everyIndex = (size: number) => Int32Array.from({ length: size }, (_, i) =>
 /**
  * The nearest of `hoods.points[p]` in `pool`, nearest first, into its row of `hoods`.
  * A function of its own, called per point, over an explicit pool, with the distance written out:
- * the engine optimises it once, whatever the calls (one or in blocks, among a fold or not). A loop
+ * the engine optimizes it once, whatever the calls (one or in blocks, among a fold or not). A loop
  * inside nearestNeighbours ran 1,000 points among 100,000 in 0.8 s on a first call and 1.7–1.8 s
  * once it had also been called among a fold.
  */

@@ -12,7 +12,7 @@ import { Tuning, type Change, type Move, type Numbers, type Side } from './tunin
 
 export type Goal = 'maximize' | 'minimize';
 
-export interface OptimizeProgress {
+export interface SearchProgress {
   /** candidate agents estimated so far */
   readonly done: number;
   /** the most the search will estimate; `done` reaches it when the search ends */
@@ -29,7 +29,7 @@ export interface OptimizeOptions {
   readonly tuneInputs?: boolean;
   /** the most logged inputs the metric is estimated at (default 2000); beyond it, a seeded sample */
   readonly estimationPoints?: number;
-  readonly onProgress?: (progress: OptimizeProgress) => void;
+  readonly onProgress?: (progress: SearchProgress) => void;
   /** lets other work run during a long search; the default waits for the next macrotask */
   readonly yieldControl?: () => Promise<void>;
   /** the longest the search runs between two yields (default 30 ms) */
@@ -182,7 +182,7 @@ export async function optimizeAgent(
   const before = sign * bestScore * metricScale;
   // Passes start from the full step sizes and repeat until one keeps no move. A pass that keeps
   // nothing tries every move at every step size whatever its order, so the answer is a fixed
-  // point: optimising it again with the same log changes nothing.
+  // point: optimizing it again with the same log changes nothing.
   let kept = true;
   search: while (kept) {
     kept = false;

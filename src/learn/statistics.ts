@@ -24,8 +24,11 @@ export function heavyTailBound(deviations: ArrayLike<number>, spreads = HUBER_SP
   return spreads * 1.4826 * (sorted[sorted.length >> 1] ?? 0);
 }
 
-/** A mean with its 95% confidence interval (normal approximation) over `n` values. */
-export interface MeanInterval {
+/**
+ * A mean with its 95% confidence interval (normal approximation) over `n` values: NaN and ±Infinity
+ * where there are too few (the interface writes those as null: schema/autopilot.ts MeanInterval).
+ */
+export interface MeanEstimate {
   readonly n: number;
   readonly mean: number;
   readonly low: number;
@@ -53,7 +56,7 @@ export class Moments {
     return this.n > 1 ? Math.sqrt(this.#squares / (this.n - 1)) : NaN;
   }
 
-  interval(): MeanInterval {
+  interval(): MeanEstimate {
     const { n } = this;
     const mean = n > 0 ? this.mean : NaN;
     const half = n > 1 ? 1.96 * (this.deviation / Math.sqrt(n)) : Infinity;

@@ -7,7 +7,7 @@ import type { Interval } from './offpolicy.js';
 import { averageDraw, normalCdf, spreadOf, type Spread, WIDEST_SPREAD } from './policy.js';
 import { outputsAt, type Goal } from './optimize.js';
 import { DEFAULT_SLICE_MS, nextMacrotask, timeSlices } from './slices.js';
-import { Moments, type MeanInterval } from './statistics.js';
+import { Moments, type MeanEstimate } from './statistics.js';
 
 /**
  * When a candidate's trial is looked at: after this many feedback values from each arm. The trial
@@ -22,7 +22,7 @@ export const TRIAL_LEVEL = 0.2;
 /** Winsorised at these pooled quantiles, so one huge value cannot decide a trial. */
 const WINSOR = 0.025;
 
-export type ArmSummary = MeanInterval;
+export type ArmSummary = MeanEstimate;
 
 export interface TrialDecision {
   readonly verdict: 'adopt' | 'drop' | 'continue';

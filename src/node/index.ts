@@ -5,7 +5,8 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService, type FuzzyServiceOptions } from '../api/index.js';
+import { createFuzzyService, normaliseBasePath, spelledHeaderName, type FuzzyService } from '../api/index.js';
+import type { RetentionPolicy } from '../schema/retention.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { pgliteDatabase, postgresDatabase } from './databases.js';
@@ -137,8 +138,8 @@ export interface CreatedAccount {
   createdAt: string;
 }
 
-// Declared here rather than taken from FuzzyServiceOptions: this entry's types must not pull in
-// the browser's (IndexedDB's) through Dexie, so a Node project type-checks without the DOM lib.
+// What a server takes: where it stores, how it listens, and the service options that make sense
+// on a server (a browser's, such as IndexedDB's names or sync, stay out).
 export interface ServeOptions extends StoreOptions, ListenerOptions {
   /** where the interface lives, e.g. `/api/`; default `/` */
   basePath?: string;
@@ -177,7 +178,7 @@ export async function serve(options: ServeOptions = {}): Promise<FuzzboxServer> 
     store,
     ...(basePath === undefined ? {} : { basePath }),
     ...(signup === undefined ? {} : { signup }),
-    ...(retention ? { retention: retention as FuzzyServiceOptions['retention'] } : {}),
+    ...(retention ? { retention: retention as RetentionPolicy } : {}),
   });
   const server = createServer(createRequestListener(service, options));
   await new Promise<void>((resolveListen, reject) => {

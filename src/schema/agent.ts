@@ -181,7 +181,11 @@ export const agentVersionSchema = agentBodySchema.extend({
 /** The immutable snapshot taken at POST and at every successful PUT. */
 export type AgentVersion = z.infer<typeof agentVersionSchema>;
 
-/** Why a version exists: a POST, a PUT, `POST /optimize`, autopilot's proposal, or `POST /rollback`. */
+/**
+ * Why a version exists: a POST, a PUT, `POST /optimize`, autopilot's proposal, or `POST /rollback`.
+ * `optimised` keeps its British spelling deliberately: it is stored data (databases, backups,
+ * replicas of any version), so changing it would give one origin two values (docs/REST.md).
+ */
 export const versionOriginSchema = z.enum(['created', 'updated', 'optimised', 'autopilot', 'rolled back']);
 export type VersionOrigin = z.infer<typeof versionOriginSchema>;
 

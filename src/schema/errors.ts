@@ -20,7 +20,7 @@ export const errorStatus = {
   MethodNotAllowed: 405,
   /** GET /agent/:id or /version/:id asked for a model file the agent cannot be written as */
   NotAcceptable: 406,
-  /** the request conflicts with the data: too little feedback to optimise, or the agent changed meanwhile */
+  /** the request conflicts with the data: too little feedback to optimize, or the agent changed meanwhile */
   Conflict: 409,
   Gone: 410,
   PayloadTooLarge: 413,

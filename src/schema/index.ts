@@ -9,3 +9,4 @@ export * from './backup.js';
 export * from './retention.js';
 export * from './evaluation-list.js';
 export * from './sync.js';
+export * from './autopilot.js';

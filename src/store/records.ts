@@ -1,5 +1,6 @@
 import type { Outputs, Trace } from '../engine/types.js';
 import type { AgentBody, VersionOrigin } from '../schema/agent.js';
+import type { AutopilotGain, Trial } from '../schema/autopilot.js';
 
 /** inputs, outputs, rules, performance and operators (each absent when the agent has none), as the REST interface sends them */
 type Definition = Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'>;
@@ -47,19 +48,8 @@ export interface Provenance {
   evidence?: Record<string, unknown>;
 }
 
-/** One decided trial of a candidate version (docs/LEARNING.md, "Trying a proposal"). */
-export interface TrialRecord {
-  versionID: string;
-  basedOn: string;
-  outcome: 'adopted' | 'dropped' | 'abandoned';
-  /** one-sided p-value of "the candidate is better"; null when abandoned undecided */
-  pValue: number | null;
-  current: { n: number; mean: number; low: number; high: number };
-  candidate: { n: number; mean: number; low: number; high: number };
-  /** adopted and dropped trials: the candidate's gain over `basedOn` as the trial measured it, relative to the situation (learn/trial.ts measuredGain) */
-  gain?: { value: number; low: number; high: number };
-  decidedAt: string;
-}
+/** One decided trial of a candidate version, stored as GET /agent/:id/autopilot answers it (schema/autopilot.ts). */
+export type TrialRecord = Trial;
 
 /** Autopilot's state for one agent: what a stopped worker needs to carry on. */
 export interface AutopilotRecord {
@@ -101,22 +91,6 @@ export interface AutopilotRecord {
   trials: TrialRecord[];
   /** what autopilot's adopted versions gained together, estimated after each adoption (docs/LEARNING.md, "What autopilot gained") */
   gain?: AutopilotGain;
-}
-
-/** The latest version against the version autopilot's run of adoptions started from, per metric of `performance`. */
-export interface AutopilotGain {
-  /**
-   * the version autopilot started from: the newest one no trial adopted, or, when it served too
-   * few of the evaluations read, the oldest adopted after it that served enough
-   */
-  since: string;
-  /** the latest version, when it was estimated */
-  versionID: string;
-  /** evaluations with feedback the estimate used */
-  evaluationsUsed: number;
-  /** per metric: latest minus `since`, in the metric's units, with a 95% interval */
-  metrics: Record<string, { value: number; low: number; high: number }>;
-  estimatedAt: string;
 }
 
 /** Remembers a deleted agent so its id answers 410 to its owner (404 to everybody else). */

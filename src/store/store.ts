@@ -4,7 +4,7 @@ import type { BackupRecord } from '../schema/backup.js';
 import type { RecordCounts } from '../schema/storage.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { AutopilotLine } from '../schema/sync.js';
-import type { ImportRecord } from './backup.js';
+import type { ImportRecord } from './backup-records.js';
 import type { LearningLog, LearningLogQuery } from './learning-log.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, VersionRecord } from './records.js';
 
@@ -37,6 +37,12 @@ export interface EvaluationPosition {
   index: number;
   reqID: string;
 }
+
+/**
+ * Logs a listing examines at most per request: with a filter that skips most logs, a page can end
+ * short of `limit`, with a cursor to go on from; no request holds the database for long.
+ */
+export const LIST_SCAN_LIMIT = 10_000;
 
 export interface EvaluationQuery {
   /** 1..1000 entries */
@@ -90,7 +96,7 @@ export interface FuzzboxStore {
   updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
    * As `updateAgent`, but only if the agent is still at version `basedOn` (else Conflict): an
-   * optimisation of a version someone has since replaced would silently undo their change.
+   * optimization of a version someone has since replaced would silently undo their change.
    */
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance): Promise<AgentRecord>;
   /**
@@ -162,13 +168,6 @@ export interface FuzzboxStore {
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<{ imported: number; unchanged: number }>;
 
   /**
-   * Sync, the server's side (docs/SYNC.md): up to `limit` of the account's records in the order
-   * they last changed, after `checkpoint` (from the start without one), leaving out the versions,
-   * logs and feedback that `replica` pushed. IndexedDB keeps no change feed: DexieStore answers
-   * NotFound (a browser syncs with a server, not with another browser).
-   */
-  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage>;
-  /**
    * Sync: records of another replica of the account, merged by sync's rules (`ImportMode`
    * "merge") in one transaction, all or none; merging them again changes nothing. `replica`
    * names where they come from (its pulls leave them out).
@@ -185,4 +184,21 @@ export interface FuzzboxStore {
   countRecords(userID: string): Promise<RecordCounts>;
 
   close(): Promise<void>;
+}
+
+/**
+ * Sync, the server's side (docs/SYNC.md): the store that replicas pull from. Only the PostgreSQL
+ * store keeps a change feed; a browser syncs with a server, not with another browser.
+ */
+export interface ChangeFeed {
+  /**
+   * Up to `limit` of the account's records in the order they last changed, after `checkpoint`
+   * (from the start without one), leaving out the versions, logs and feedback that `replica` pushed.
+   */
+  readChanges(userID: string, checkpoint: string | undefined, limit: number, replica?: string): Promise<ChangePage>;
+}
+
+/** Whether `store` keeps a change feed replicas can pull from. */
+export function hasChangeFeed(store: FuzzboxStore): store is FuzzboxStore & ChangeFeed {
+  return typeof (store as Partial<ChangeFeed>).readChanges === 'function';
 }

@@ -2,7 +2,8 @@
 // The service-worker adapter: the browser's fetch events in, the shared request handler's
 // responses out. Everything worth keeping lives in IndexedDB (through the handler) or Cache
 // Storage, so a worker the browser stops and restarts at any time loses nothing.
-import { createFuzzyService, errorResponse, normaliseBasePath, routes, type FuzzyService } from '../api/index.js';
+import { errorResponse, normaliseBasePath, routes, type FuzzyService } from '../api/index.js';
+import { createFuzzyService } from '../service.js';
 import { ApiError } from '../schema/errors.js';
 import type { RetentionPolicy } from '../schema/retention.js';
 import type { FetchLike, SyncOptions } from '../api/index.js';

@@ -2,7 +2,7 @@
 // gives back the same records; a refused file says which line and writes nothing of its batch.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupHeaderSchema, backupRecordSchema, importResultSchema } from '../../src/schema/index.js';
-import { IMPORT_BATCH } from '../../src/api/resources/backup.js';
+import { IMPORT_BATCH } from '../../src/core/backup-stream.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 

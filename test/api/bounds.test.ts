@@ -4,7 +4,7 @@
 // with nothing stored, instead of a 500 after the logs were committed.
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { compileAgent, evaluationCost } from '../../src/engine/index.js';
-import { ITEM_STEPS, MAX_ANSWER_CHARS, REQUEST_BUDGET } from '../../src/api/request-cost.js';
+import { ITEM_STEPS, MAX_ANSWER_CHARS, REQUEST_BUDGET } from '../../src/core/request-cost.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;

@@ -1,7 +1,7 @@
 // Names that are members of Object.prototype (toString, constructor, valueOf, hasOwnProperty,
 // __defineGetter__, …) are ordinary names: as inputs, outputs, sets, metrics and ?meta= names,
-// through create, evaluate, feedback and optimise. A lookup that is not an own-property check
-// finds the inherited function instead (optimise once answered 500: `input "toString" must be a
+// through create, evaluate, feedback and optimize. A lookup that is not an own-property check
+// finds the inherited function instead (optimize once answered 500: `input "toString" must be a
 // finite number, got function toString()…`).
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -24,7 +24,7 @@ test('the list of names is the one the issue names', () => {
   expect(prototypeNames).toEqual(expect.arrayContaining(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__defineGetter__']));
 });
 
-test('Object.prototype member names through create, evaluate, feedback and optimise', async () => {
+test('Object.prototype member names through create, evaluate, feedback and optimize', async () => {
   await fc.assert(
     fc.asyncProperty(
       // variables and metrics distinct (a ?meta= name equal to an output is refused); sets drawn apart
@@ -85,10 +85,10 @@ test('Object.prototype member names through create, evaluate, feedback and optim
         expect((await t.call('GET', `evaluation/${ids[0]}/feedback`, { key })).body).toHaveLength(1);
 
         for (const tuneInputs of [false, true]) {
-          const optimised = await t.call('POST', `agent/${id}/optimize`, { key, body: { metric, goal: 'maximize', tuneInputs } });
-          expect(optimised.status, JSON.stringify(optimised.body)).toBe(200);
-          expect(optimised.body.evaluationsUsed).toBe(160);
-          expect(Object.keys(optimised.body.definition.inputs).sort()).toEqual([first!, second!].sort());
+          const optimized = await t.call('POST', `agent/${id}/optimize`, { key, body: { metric, goal: 'maximize', tuneInputs } });
+          expect(optimized.status, JSON.stringify(optimized.body)).toBe(200);
+          expect(optimized.body.evaluationsUsed).toBe(160);
+          expect(Object.keys(optimized.body.definition.inputs).sort()).toEqual([first!, second!].sort());
         }
         const latest = (await t.call('GET', `agent/${id}`, { key })).body;
         expect(latest.performance).toEqual(agent.performance);

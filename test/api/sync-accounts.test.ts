@@ -3,7 +3,7 @@
 // line and changes nothing; B's pulls, whatever checkpoint or replica it sends, hold only B's rows.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupRecordSchema, type BackupRecord } from '../../src/schema/index.js';
-import { canonical } from '../../src/store/backup.js';
+import { canonical } from '../../src/store/backup-records.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
 let t: TestService;

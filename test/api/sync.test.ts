@@ -3,7 +3,7 @@
 // by checkpoint. Records come from a second service's GET /export, as a replica's would.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { backupRecordSchema, type BackupRecord } from '../../src/schema/index.js';
-import { canonical } from '../../src/store/backup.js';
+import { canonical } from '../../src/store/backup-records.js';
 import { PULL_BYTES } from '../../src/store/postgres/changes.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 

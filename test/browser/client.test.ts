@@ -115,18 +115,23 @@ describe('FuzzyClient', () => {
     expect((await client.getStorage()).counts).toMatchObject({ evaluations: 2, feedback: 1 });
   });
 
-  it('throws FuzzyApiError with the status, the message and every invalid field', async () => {
+  it('throws FuzzyApiError with the status, the error name, the message and every invalid field', async () => {
     const unauthorised = await failure(anonymous.listAgents());
-    expect(unauthorised).toMatchObject({ name: 'FuzzyApiError', status: 401 });
+    expect(unauthorised).toMatchObject({ name: 'FuzzyApiError', status: 401, error: 'Unauthorized' });
     expect(unauthorised.message).not.toBe('');
 
     const invalid = await failure(client.createAgent({ ...fanAgent, rules: ['IF temperature IS warm THEN fan IS slow', 'IF fan IS'] }));
-    expect(invalid.status).toBe(400);
+    expect(invalid).toMatchObject({ status: 400, error: 'ValidationError' });
     expect(invalid.issues.map((issue) => issue.path)).toEqual(['rules[0]', 'rules[1]']);
     expect(invalid.issues[0]!.message).toContain('warm');
 
     const missing = await failure(client.getEvaluation('00000000-0000-4000-8000-000000000000'));
-    expect(missing).toMatchObject({ status: 404, issues: [] });
+    expect(missing).toMatchObject({ status: 404, error: 'NotFound', issues: [] });
+
+    // the status of a ValidationError, another name: a request the service could not read at all
+    const empty = await failure(client.restoreBackup(''));
+    expect(empty).toMatchObject({ status: 400, error: 'InvalidRequest' });
+    expect(empty.message).toMatch(/the body is empty/);
   });
 
   it('says the worker is not answering when the reply is not fuzzbox JSON', async () => {
@@ -135,7 +140,7 @@ describe('FuzzyClient', () => {
       fetch: async () => new Response('<!doctype html><title>Not found</title>', { status: 404, headers: { 'Content-Type': 'text/html' } }),
     });
     const error = await failure(offline.listAgents());
-    expect(error.status).toBe(404);
+    expect(error).toMatchObject({ status: 404, error: undefined });
     expect(error.message).toMatch(/not fuzzbox JSON: is the fuzzbox worker registered and controlling this page/);
   });
 });

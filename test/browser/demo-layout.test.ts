@@ -1,7 +1,7 @@
 // The demo as a person sees it, on a desktop (1280×900) and a phone (390×844): screenshots in
 // test-output/ to look at, and the layout facts they show asserted (nothing wider than its card,
 // no two labels on top of each other, every legend colour beside its own words, one precision per
-// axis, names shown as typed), with long names, after deleting agents and after optimising.
+// axis, names shown as typed), with long names, after deleting agents and after optimizing.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -195,20 +195,20 @@ describe('the demo as a person sees it', () => {
     const page = await openDemo(context);
     const created = await api(page, 'POST', '/agent', longNames);
     await showAgent(page, created.body as { id: string; outputs: Record<string, unknown> });
-    const panel = page.locator('#optimise-panel');
+    const panel = page.locator('#optimize-panel');
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/^200 explored evaluations rated by simulated users/);
     await context.close();
   }, 120_000);
 
-  it('after optimising, says in words what moved and what it does to the answer on screen', async () => {
+  it('after optimizing, says in words what moved and what it does to the answer on screen', async () => {
     const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await openDemo(context);
     const before = await page.locator('.answer .crisp').textContent();
-    const panel = page.locator('#optimise-panel');
+    const panel = page.locator('#optimize-panel');
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/explored evaluations rated/);
-    await panel.getByRole('button', { name: 'Optimise and save' }).click();
+    await panel.getByRole('button', { name: 'Optimize and save' }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 60_000 }).toMatch(/^Saved as a new version/);
     await page.waitForFunction(() => document.querySelectorAll('#history tr').length >= 2);
     const after = await page.locator('.answer .crisp').textContent();
@@ -232,7 +232,7 @@ describe('the demo as a person sees it', () => {
     expect(explanation.at(-1)).toMatch(/^Why: on the feedback so far, these numbers should raise the mean simulated rating from about [\d.]+ to [\d.]+\./);
     expect(await layoutProblems(page)).toEqual([]);
     await panel.scrollIntoViewIfNeeded();
-    await screenshot(page, 'demo-optimised-1280');
+    await screenshot(page, 'demo-optimized-1280');
     await context.close();
   }, 120_000);
 
@@ -242,7 +242,7 @@ describe('the demo as a person sees it', () => {
     const second = await api(page, 'POST', '/agent', { ...longNames, name: 'second' });
     await showAgent(page, second.body as { id: string; outputs: Record<string, unknown> });
     // An error in the panel that names this agent, and a status about saving it.
-    const panel = page.locator('#optimise-panel');
+    const panel = page.locator('#optimize-panel');
     await panel.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => panel.getByRole('status').textContent()).not.toBe('');
     await page.click('#editor [name="save"]');

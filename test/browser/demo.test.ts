@@ -135,12 +135,12 @@ describe('the demo', () => {
     await context.close();
   });
 
-  it('keeps the Optimise panel\'s simulated ratings apart from the ratings a person gives', async () => {
+  it('keeps the Optimize panel\'s simulated ratings apart from the ratings a person gives', async () => {
     const context = await shared.browser.newContext();
     const page = await openDemo(context);
     await page.click('[data-rating="4"]');
     await page.waitForFunction(() => document.querySelector('#history tr.current td:last-child')?.textContent === 'rating 4');
-    const panel = page.locator('#optimise-panel');
+    const panel = page.locator('#optimize-panel');
     expect(await panel.getByRole('textbox', { name: 'metric' }).inputValue()).toBe('simulated rating');
     await panel.getByRole('button', { name: /Simulate/ }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/200 explored evaluations/);

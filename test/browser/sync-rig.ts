@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { SyncEvent } from '../../src/api/replicator.js';
+import type { SyncEvent } from '../../src/core/replicator.js';
 import type { SyncStatus } from '../../src/schema/sync.js';
 import { freePort } from '../support/postgres-server.js';
 import { newDatabase } from '../support/databases.js';

@@ -6,7 +6,7 @@ import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { createFuzzyService } from '../../src/index.js';
 import { explorationDensity, NARROWEST_SPREAD, WIDEST_SPREAD } from '../../src/learn/policy.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { initialState, STATE_FRESH_MS } from '../../src/api/autopilot.js';
+import { initialState, STATE_FRESH_MS } from '../../src/core/autopilot.js';
 import type { FuzzboxStore } from '../../src/store/store.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 import { autopilotPlayer, play, worlds } from './arena.js';

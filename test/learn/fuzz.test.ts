@@ -61,7 +61,7 @@ test('arbitrary optimize bodies: never a 500, and a 4xx changes nothing', async 
     }),
     { numRuns: 80, seed: 7 },
   );
-  // the generators reach past validation into real optimisations
+  // the generators reach past validation into real optimizations
   expect([...seen.keys()].sort()).toEqual(expect.arrayContaining([200, 400]));
 }, 120_000);
 

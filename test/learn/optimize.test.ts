@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { optimizeAgent, type OptimizeProgress } from '../../src/learn/index.js';
+import { optimizeAgent, type SearchProgress } from '../../src/learn/index.js';
 import { seededRandom } from '../../src/learn/random.js';
 import { cooling, explorePlaying, irrigation, lemonade, meanOutcome, type World } from './worlds.js';
 
 const SEEDS = [1, 2, 3, 4, 5];
 
-/** The proof of issue 5 §3 at engine level: explore 500 times, optimise, compare on 500 fresh plain evaluations. */
+/** The proof of issue 5 §3 at engine level: explore 500 times, optimize, compare on 500 fresh plain evaluations. */
 async function prove(world: World, seed: number, tuneInputs = false) {
   const random = seededRandom(seed);
   const log = explorePlaying(world, world.agent, 500, 0.15, random);
@@ -14,17 +14,17 @@ async function prove(world: World, seed: number, tuneInputs = false) {
   const fresh = Array.from({ length: 500 }, () => world.situation(random));
   // both agents meet the same situations and the same outcome noise
   const start = meanOutcome(world, world.agent, fresh, seededRandom(1000 + seed));
-  const optimised = meanOutcome(world, result.definition, fresh, seededRandom(1000 + seed));
-  return { log, result, start, optimised };
+  const optimized = meanOutcome(world, result.definition, fresh, seededRandom(1000 + seed));
+  return { log, result, start, optimized };
 }
 
 describe('optimizeAgent in a simulated world whose rule the agent never sees', () => {
   for (const world of [lemonade, irrigation]) {
     it(`${world.goal}s ${world.metric} of the ${world.name} by at least 20% for every seed`, async () => {
       for (const seed of SEEDS) {
-        const { result, start, optimised } = await prove(world, seed);
-        const gain = world.goal === 'maximize' ? optimised - start : start - optimised;
-        expect(gain, `seed ${seed}: ${start} → ${optimised}`).toBeGreaterThanOrEqual(0.2 * Math.abs(start));
+        const { result, start, optimized } = await prove(world, seed);
+        const gain = world.goal === 'maximize' ? optimized - start : start - optimized;
+        expect(gain, `seed ${seed}: ${start} → ${optimized}`).toBeGreaterThanOrEqual(0.2 * Math.abs(start));
         // honest estimates: the same direction as the truth, and the gain not overstated
         const estimatedGain = world.goal === 'maximize' ? result.after - result.before : result.before - result.after;
         expect(estimatedGain).toBeGreaterThan(0);
@@ -40,12 +40,12 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
       const withInputs = await prove(cooling, seed, true);
       expect(outputsOnly.result.changes.every((change) => change.kind !== 'set' || change.side === 'outputs')).toBe(true);
       expect(withInputs.result.changes.some((change) => change.kind === 'set' && change.side === 'inputs')).toBe(true);
-      expect(withInputs.optimised, `seed ${seed}`).toBeLessThan(0.8 * outputsOnly.optimised);
-      expect(withInputs.optimised).toBeLessThan(0.5 * withInputs.start);
+      expect(withInputs.optimized, `seed ${seed}`).toBeLessThan(0.8 * outputsOnly.optimized);
+      expect(withInputs.optimized).toBeLessThan(0.5 * withInputs.start);
     }
   });
 
-  it('changes nothing when optimising twice with no new data', async () => {
+  it('changes nothing when optimizing twice with no new data', async () => {
     for (const world of [lemonade, irrigation]) {
       const { log, result } = await prove(world, 3);
       if (result.status !== 'optimized') throw new Error('first run');
@@ -56,7 +56,7 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
 
   it('gives the same answer for the same seed and reports progress up to its total', async () => {
     const log = explorePlaying(lemonade, lemonade.agent, 300, 0.2, seededRandom(9));
-    const progress: OptimizeProgress[] = [];
+    const progress: SearchProgress[] = [];
     const first = await optimizeAgent(lemonade.agent, log, { goal: 'maximize', seed: 4, onProgress: (p) => progress.push(p) });
     const second = await optimizeAgent(lemonade.agent, log, { goal: 'maximize', seed: 4 });
     expect(second).toEqual(first);
@@ -68,7 +68,7 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
 
   it('stops at its budget', async () => {
     const log = explorePlaying(lemonade, lemonade.agent, 300, 0.2, seededRandom(9));
-    const progress: OptimizeProgress[] = [];
+    const progress: SearchProgress[] = [];
     await optimizeAgent(lemonade.agent, log, { goal: 'maximize', budget: 7, onProgress: (p) => progress.push(p) });
     // one report before the search, one per candidate, one at the end
     expect(progress.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 7]);

@@ -1,5 +1,5 @@
-// The demo's "Optimise" panel in Chromium: no feedback first (the service's 400 shown),
-// then simulated explored evaluations, then an optimisation with its progress bar, before/after
+// The demo's "Optimize" panel in Chromium: no feedback first (the service's 400 shown),
+// then simulated explored evaluations, then an optimization with its progress bar, before/after
 // and the list of what moved, saved as a new version of the agent on screen.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,12 +12,12 @@ const shared = useChromium(() => {
   return startStaticServer({ '/': 'demo-dist' });
 });
 
-describe('the optimise panel', () => {
-  it('optimises the agent on screen from simulated feedback, showing progress and what changed (saved as a screenshot)', async () => {
+describe('the optimize panel', () => {
+  it('optimizes the agent on screen from simulated feedback, showing progress and what changed (saved as a screenshot)', async () => {
     const context = await shared.browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${shared.server.origin}/`);
-    const panel = page.locator('#optimise-panel');
+    const panel = page.locator('#optimize-panel');
     await panel.getByRole('button', { name: 'Preview' }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('#history tr').length >= 1);
 
@@ -37,7 +37,7 @@ describe('the optimise panel', () => {
     const agentBefore = await page.evaluate(() => localStorage.getItem('fuzzbox-demo:/:agent'));
     const versionsBefore = await versions(page, agentBefore!);
 
-    await panel.getByRole('button', { name: 'Optimise and save' }).click();
+    await panel.getByRole('button', { name: 'Optimize and save' }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/Saved as a new version/);
     const status = (await panel.getByRole('status').textContent())!;
     const [, before, after] = status.match(/simulated rating: (\d+(?:\.\d+)?) → (\d+(?:\.\d+)?)/)!;
@@ -46,7 +46,7 @@ describe('the optimise panel', () => {
     expect(await versions(page, agentBefore!)).toBe(versionsBefore + 1);
 
     mkdirSync(join(root, 'test-output'), { recursive: true });
-    await panel.screenshot({ path: join(root, 'test-output', 'demo-optimise.png') });
+    await panel.screenshot({ path: join(root, 'test-output', 'demo-optimize.png') });
 
     const reports = await page.evaluate(() => (window as unknown as { reports: Array<{ done: number; total: number }> }).reports);
     expect(reports.length).toBeGreaterThan(1);

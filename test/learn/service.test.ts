@@ -1,4 +1,4 @@
-// Exploring and optimising through the REST interface: real fetch() calls, msw routing them to
+// Exploring and optimizing through the REST interface: real fetch() calls, msw routing them to
 // the service's handle(), over each backend's store (test/support/service.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../../src/engine/types.js';
@@ -99,7 +99,7 @@ describe('POST /agent/:id/optimize, proven through fetch()', () => {
         expect(optimizeResultSchema.parse(optimized.body)).toEqual(optimized.body);
         expect(optimized.body.evaluationsUsed).toBe(500);
 
-        // 500 fresh situations, answered plainly by the optimised agent (now the latest version)
+        // 500 fresh situations, answered plainly by the optimized agent (now the latest version)
         // and, for comparison, by a copy of the starting agent; the same outcome noise for both
         const situations = Array.from({ length: 500 }, () => world.situation(random));
         const starting = await createAgent(key, world.agent, 'starting copy');
@@ -254,7 +254,7 @@ describe('POST /agent/:id/optimize', () => {
     expect(gone.status).toBe(410);
   });
 
-  it('refuses to save over a version written while it optimised', async () => {
+  it('refuses to save over a version written while it optimized', async () => {
     t = await createTestService();
     const { userID, apiKey: key } = await t.service.createAccount();
     const first = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;

@@ -1,5 +1,5 @@
-// Simulated worlds for proving the optimiser. Each world's rule (how the metric follows from the
-// situation and the agent's answer) is hidden from the agent: the optimiser only ever sees logged
+// Simulated worlds for proving the optimizer. Each world's rule (how the metric follows from the
+// situation and the agent's answer) is hidden from the agent: the optimizer only ever sees logged
 // inputs, returned outputs and the metric, exactly as the REST service stores them.
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import type { AgentDefinition, Inputs, Outputs } from '../../src/engine/types.js';

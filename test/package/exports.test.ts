@@ -45,3 +45,29 @@ describe('package exports (run `npm run build` first)', () => {
     }
   });
 });
+
+describe('fuzzbox/node is the server side only', () => {
+  /** Every module the built `entry` loads, following its static and dynamic imports through the chunks. */
+  function bareImports(entry: string): Set<string> {
+    const bare = new Set<string>();
+    const seen = new Set<string>();
+    const pending = [entry];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g)) {
+        if (specifier!.startsWith('.')) pending.push(new URL(specifier!, new URL(file, 'file:///')).pathname.slice(1));
+        else bare.add(specifier!);
+      }
+    }
+    return bare;
+  }
+
+  it('its bundle never loads dexie, while the root entry does', () => {
+    const node = bareImports('dist/node.js');
+    expect(node).toContain('pg');
+    expect(node).not.toContain('dexie');
+    expect(bareImports('dist/index.js')).toContain('dexie');
+  });
+});

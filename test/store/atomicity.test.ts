@@ -90,6 +90,8 @@ describe('507 when the storage quota is exhausted', () => {
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(body).toMatchObject({ status: 'error', error: 'QuotaExceeded' });
     expect(body.message).toMatch(/quota/);
+    // each store words it for where it runs: a browser's quota for the site, a server's database
+    expect(body.message).toMatch(t.backend === 'dexie' ? /quota for this site/ : /the server's database is out of space/);
     expect(await t.snapshot()).toBe(before);
   });
 

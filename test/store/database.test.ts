@@ -5,10 +5,10 @@ import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
-import { FuzzboxDatabase } from '../../src/store/database.js';
-import { idPrefixesOf, newEvaluationIDs } from '../../src/store/evaluations.js';
-import { newId } from '../../src/store/ids.js';
-import { readLearningLog } from '../../src/store/learning.js';
+import { FuzzboxDatabase } from '../../src/store/dexie/database.js';
+import { idPrefixesOf } from '../../src/store/dexie/log-groups.js';
+import { newEvaluationIDs, newId } from '../../src/store/ids.js';
+import { readLearningLog } from '../../src/store/dexie/learning.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 
 /** Version 1 as docs/REST.md documented it: one record per log, keyed by reqID. */
@@ -247,7 +247,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
     // version 4 gave feedback its owner; version 6 counted each account's logs and feedback
     expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
     expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 4, feedback: 3 }, { userID: 'U2', evaluations: 1, feedback: 0 }]);
-    // the optimiser reads the agent's logs back as version 2 stored them, with each one's latest value
+    // the optimizer reads the agent's logs back as version 2 stored them, with each one's latest value
     const read = await readLearningLog(upgraded, 'U1', 'A1', { metrics: ['score'], most: 10 });
     expect(read.metricNames).toEqual(new Set(['score', 'other']));
     expect(read.total).toBe(2);

@@ -2,8 +2,8 @@
 // other requests read agents meanwhile, and a single evaluation waits for at most one batch.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { DexieStore } from '../../src/store/dexie-store.js';
-import { PIECE_GROUPS } from '../../src/store/evaluation-writer.js';
+import { DexieStore } from '../../src/store/dexie/dexie-store.js';
+import { PIECE_GROUPS } from '../../src/store/dexie/evaluation-writer.js';
 import { failWrites, quotaExceeded } from '../support/faults.js';
 import type { AgentRecord, EvaluationRecord } from '../../src/store/records.js';
 

@@ -12,7 +12,7 @@ import { afterAll } from 'vitest';
 import { createFuzzyService, type FuzzyService, type FuzzyServiceOptions } from '../../src/index.js';
 import { normaliseBasePath } from '../../src/api/index.js';
 import { onPGlite, postgresDatabase } from '../../src/node/databases.js';
-import { DexieStore } from '../../src/store/dexie-store.js';
+import { DexieStore } from '../../src/store/dexie/dexie-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { SqlDatabase } from '../../src/store/postgres/sql.js';
 import type { FuzzboxStore } from '../../src/store/store.js';

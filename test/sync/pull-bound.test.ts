@@ -3,7 +3,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { expect, test } from 'vitest';
 import { createFuzzyService } from '../../src/index.js';
-import { MAX_PULL_ANSWER } from '../../src/api/replicator.js';
+import { MAX_PULL_ANSWER } from '../../src/core/replicator.js';
 
 test('a pull answer past MAX_PULL_ANSWER fails the round; an answer that never ends is not read on', async () => {
   const chunk = new TextEncoder().encode(`${'x'.repeat(64 * 1024 - 1)}\n`);

@@ -3,13 +3,13 @@
 // over real HTTP, offline and online in the orders the test sets.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { FuzzboxServer } from '../../src/node/index.js';
-import { compileOrReject } from '../../src/api/compiled-agents.js';
-import { sha256Hex } from '../../src/api/auth.js';
+import { compileOrReject } from '../../src/core/compiled-agents.js';
+import { sha256Hex } from '../../src/core/keys.js';
 import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { browser, browserStore, exported, request, serverStorage, startServer, type Replica } from './support.js';
 import { brokenStore } from '../support/faults.js';
-import { PIECE_GROUPS } from '../../src/store/evaluation-writer.js';
+import { PIECE_GROUPS } from '../../src/store/dexie/evaluation-writer.js';
 
 const tipping = (name = 'tipping', high = 30) => ({
   name,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { createFuzzyService, type FuzzyService, type SyncEvent } from '../../src/index.js';
-import { DexieStore } from '../../src/store/dexie-store.js';
+import { DexieStore } from '../../src/store/dexie/dexie-store.js';
 import { serve, type FuzzboxServer } from '../../src/node/index.js';
 import { newDatabase } from '../support/databases.js';
 

@@ -2,7 +2,7 @@ import { accountBodySchema, type Account } from '../../schema/account.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { newId, timestamp } from '../../store/ids.js';
 import type { FuzzboxStore } from '../../store/store.js';
-import { newApiKey, sha256Hex } from '../auth.js';
+import { newApiKey, sha256Hex } from '../../core/keys.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
 

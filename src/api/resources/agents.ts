@@ -2,7 +2,7 @@ import type { Agent, AgentSummary } from '../../schema/agent.js';
 import { agentBodySchema } from '../../schema/agent.js';
 import { validationError } from '../../schema/errors.js';
 import type { AgentRecord } from '../../store/records.js';
-import { compileOrReject } from '../compiled-agents.js';
+import { compileOrReject } from '../../core/compiled-agents.js';
 import { modelResponse, preferredModelFormat } from '../model-files.js';
 import { param, type Context } from '../context.js';
 import { json, ok } from '../http.js';

@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { Moments } from '../../learn/statistics.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { WIDEST_SPREAD } from '../../learn/index.js';
-import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../autopilot.js';
+import { CANDIDATE_SHARE, initialState, isOn, PROPOSE_EVERY, WINDOW } from '../../core/autopilot.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
+import { versionBody } from '../../core/versions.js';
+import type { VersionRecord } from '../../store/records.js';
+import type { AutopilotState, PerformanceReport } from '../../schema/autopilot.js';
 
 const switchSchema = z.strictObject(
   { enabled: z.boolean({ error: 'enabled must be true or false' }) },
@@ -15,7 +18,7 @@ const rollbackSchema = z.strictObject(
   { error: 'the body must be {"version": "<id of an earlier version>"}' },
 );
 
-async function autopilotView(context: Context) {
+async function autopilotView(context: Context): Promise<AutopilotState> {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
@@ -61,7 +64,7 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   const { service, userID } = context;
   const agentID = param(context, 'id');
   const agent = await service.store.readAgent(userID, agentID);
-  let version;
+  let version: VersionRecord;
   try {
     version = await service.store.readVersion(userID, parsed.data.version);
   } catch (error) {
@@ -69,9 +72,9 @@ export async function rollbackAgent(context: Context): Promise<Response> {
     throw error;
   }
   if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
-  const { name, inputs, outputs, rules, performance, operators, parsed_rules } = version;
-  const body = { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
-  const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsed_rules, {
+  const { body, parsedRules } = versionBody(version.name, version, version.performance);
+  const { inputs, outputs, rules, performance, operators } = body;
+  const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
     origin: 'rolled back',
     evidence: { to: version.id, from: agent.latestVersion },
   });
@@ -92,7 +95,7 @@ export async function readPerformance(context: Context): Promise<Response> {
   const metrics = Object.keys(agent.performance ?? {});
   // only the summaries over the whole log: no rows
   const read = metrics.length > 0 ? await service.store.readLearningLog(userID, agentID, { metrics, most: 0, whole: true }) : undefined;
-  return json({
+  const report: PerformanceReport = {
     latestVersion: agent.latestVersion,
     performance: agent.performance ?? null,
     versions: versions.map((version) => {
@@ -107,5 +110,6 @@ export async function readPerformance(context: Context): Promise<Response> {
         metrics: Object.fromEntries(metrics.map((metric, m) => [metric, (feedback?.metrics[m] ?? new Moments()).interval()])),
       };
     }),
-  });
+  };
+  return json(report);
 }

@@ -1,168 +1,19 @@
-import { BACKUP_FORMAT, BACKUP_VERSION, backupHeaderSchema, backupRecordSchema, type BackupHeader, type ImportResult } from '../../schema/backup.js';
-import { ApiError, clipPath, formatPath } from '../../schema/errors.js';
-import type { ZodError } from 'zod';
 import { timestamp } from '../../store/ids.js';
-import type { ImportRecord } from '../../store/backup.js';
-import { compileOrReject } from '../compiled-agents.js';
+import { backupStream, NDJSON, storeBackup } from '../../core/backup-stream.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { reservedKeyIn } from '../body.js';
-import { readLines, type Line } from '../ndjson.js';
-
-export const NDJSON = 'application/x-ndjson';
-/** Bytes written to the response per chunk: many lines per enqueue, few per pull. */
-const EXPORT_CHUNK = 64 * 1024;
-/** One record a line; the largest, a version, holds a definition of at most 1 MiB. */
-export const MAX_LINE_BYTES = 2 * 1024 * 1024;
-/** Records stored per import transaction (docs/REST.md, "Backup and restore"). */
-export const IMPORT_BATCH = 1000;
-/**
- * Bytes of lines stored per import transaction, whichever of the two comes first: lines are up
- * to 2 MiB each, and 1,000 of them would hold gigabytes in memory and the database for long.
- */
-export const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 
 /** GET /export: the caller's account as NDJSON, streamed as it is read. */
 export async function exportAccount({ service, userID }: Context): Promise<Response> {
-  const records = service.store.exportRecords(userID)[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
   const exportedAt = timestamp();
-  const header: BackupHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt };
-  let text = `${JSON.stringify(header)}\n`;
-  const body = new ReadableStream<Uint8Array>({
-    // pulled only as fast as the reader takes it, so a slow download never piles records up
-    async pull(controller) {
-      while (text.length < EXPORT_CHUNK) {
-        const next = await records.next();
-        if (next.done) {
-          if (text !== '') controller.enqueue(encoder.encode(text));
-          controller.close();
-          return;
-        }
-        text += `${JSON.stringify(next.value)}\n`;
-      }
-      controller.enqueue(encoder.encode(text));
-      text = '';
-    },
-    async cancel() {
-      await records.return?.(undefined);
-    },
-  });
+  const body = backupStream(service.store.exportRecords(userID), exportedAt);
   const fileName = `fuzzbox-backup-${exportedAt.slice(0, 19).replace(/:/g, '-')}.ndjson`;
   return new Response(body, {
     headers: { 'Content-Type': NDJSON, 'Content-Disposition': `attachment; filename="${fileName}"` },
   });
 }
 
-function checkContentType(contentType: string | null): void {
-  if (contentType === null) return;
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
-    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${contentType}")`);
-  }
-}
-
-const refused = (line: number, message: string) =>
-  new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
-
-function parseLine({ number, text }: Line): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw refused(number, `not JSON (${(error as Error).message})`);
-  }
-  // validation would drop the key silently (assigning it replaces an object's prototype)
-  const reserved = reservedKeyIn(text, value);
-  if (reserved !== undefined) throw refused(number, `${clipPath(reserved, 200)}: "__proto__" cannot be a name (JavaScript objects reserve it)`);
-  return value;
-}
-
-function firstIssue(error: ZodError): string {
-  const issue = error.issues[0]!;
-  return `${issue.path.length > 0 ? `${formatPath(issue.path)}: ` : ''}${issue.message}`;
-}
-
-function readHeader(line: Line | undefined): void {
-  if (!line) throw new ApiError('InvalidRequest', 'the body is empty; send a backup made by GET /export');
-  const parsed = backupHeaderSchema.safeParse(parseLine(line));
-  if (!parsed.success) throw refused(line.number, `not a fuzzbox backup header: ${firstIssue(parsed.error)}`);
-  if (parsed.data.version > BACKUP_VERSION) {
-    throw refused(
-      line.number,
-      `this backup is format version ${parsed.data.version}, written by a newer fuzzbox; this one reads version ${BACKUP_VERSION} and older: update fuzzbox to import it`,
-    );
-  }
-}
-
-/** A line as a record to store; definitions are compiled, so nothing the engine refuses gets in. */
-export function readRecord(line: Line): ImportRecord {
-  const parsed = backupRecordSchema.safeParse(parseLine(line));
-  if (!parsed.success) throw refused(line.number, firstIssue(parsed.error));
-  const record = parsed.data;
-  if (record.kind !== 'version' && record.kind !== 'agent') return record;
-  let parsedRules: unknown[];
-  try {
-    parsedRules = [...compileOrReject(record).parsedRules];
-  } catch (error) {
-    throw error instanceof ApiError ? refused(line.number, `${record.kind} "${record.id}": ${error.message}`) : error;
-  }
-  return record.kind === 'version' ? { ...record, parsed_rules: parsedRules } : record;
-}
-
-/** Stores a batch of records in the caller's account, one transaction. */
-export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) => Promise<{ imported: number; unchanged: number }>;
-
-/**
- * A backup body (POST /import, POST /sync/push) read line by line as it streams in and stored by
- * `store` IMPORT_BATCH records at a time. A refused line stops the read: its batch is not stored,
- * the batches before it are, and sending the whole body again skips those (docs/REST.md).
- */
-export async function storeBackup(request: Request, store: StoreBatch, inspect?: (record: ImportRecord) => void): Promise<ImportResult> {
-  checkContentType(request.headers.get('content-type'));
-  const lines = readLines(request.body, MAX_LINE_BYTES);
-  const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
-  let batch: Array<{ line: number; record: ImportRecord }> = [];
-  let batchBytes = 0;
-  let storedThrough = 1; // the header
-  const flush = async () => {
-    const { imported, unchanged } = await store(batch);
-    result.imported += imported;
-    result.unchanged += unchanged;
-    storedThrough = batch.at(-1)!.line;
-    batch = [];
-    batchBytes = 0;
-  };
-  try {
-    readHeader((await lines.next()).value || undefined);
-    result.lines = 1;
-    for await (const line of lines) {
-      result.lines = line.number;
-      if (line.text.trim() === '') continue;
-      const record = readRecord(line);
-      inspect?.(record);
-      batch.push({ line: line.number, record });
-      batchBytes += line.text.length;
-      if (batch.length === IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
-    }
-    if (batch.length > 0) await flush();
-  } catch (error) {
-    throw partly(error, storedThrough);
-  } finally {
-    // a refusal before the end stops the sender (the generator's own finally cancels the body)
-    await lines.return(undefined);
-  }
-  return result;
-}
-
 /** POST /import: a backup into the caller's account (`storeBackup`). */
 export async function importAccount({ request, service, userID }: Context): Promise<Response> {
-  return json(await storeBackup(request, (batch) => service.store.importRecords(userID, batch)));
-}
-
-/** A refusal after some batches were stored says which lines are in, and that a re-run skips them. */
-function partly(error: unknown, storedThrough: number): unknown {
-  if (!(error instanceof ApiError) || storedThrough <= 1) return error;
-  const message = `${error.message} (the lines up to ${storedThrough} were imported; fix this line and import the whole file again: what is already stored is skipped)`;
-  return new ApiError(error.name, message, { ...(error.issues ? { issues: error.issues } : {}), headers: error.headers });
+  return json(await storeBackup(request.headers.get('content-type'), request.body, (batch) => service.store.importRecords(userID, batch)));
 }

@@ -1,13 +1,12 @@
 import { ApiError } from '../../schema/errors.js';
 import type { EvaluationEntry, EvaluationList } from '../../schema/evaluation-list.js';
 import type { EvaluationPosition, EvaluationQuery } from '../../store/store.js';
-import { fromBase64url, toBase64url } from '../base64url.js';
+import { fromBase64url, toBase64url } from '../../core/base64url.js';
 import { param, type Context } from '../context.js';
-import { json, ok } from '../http.js';
+import { json } from '../http.js';
 
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1000;
-
 
 /** The position as an opaque URL-safe token: clients pass it back as it is. */
 function encodeCursor({ seq, index, reqID }: EvaluationPosition): string {
@@ -69,10 +68,4 @@ export async function listAgentEvaluations(context: Context): Promise<Response> 
     next: page.next ? encodeCursor(page.next) : null,
   };
   return json(answer);
-}
-
-/** DELETE /evaluation/:id: erases the log and its feedback. */
-export async function deleteEvaluation(context: Context): Promise<Response> {
-  await context.service.store.deleteEvaluation(context.userID, param(context, 'id'));
-  return ok();
 }

@@ -1,8 +1,8 @@
 import type { EvaluationLog } from '../../schema/evaluation.js';
 import { ApiError } from '../../schema/errors.js';
-import { recomputeTrace } from '../compiled-agents.js';
+import { recomputeTrace } from '../../core/compiled-agents.js';
 import { param, type Context } from '../context.js';
-import { json } from '../http.js';
+import { json, ok } from '../http.js';
 
 /** GET /evaluation/:id: the stored log, its trace recomputed from the immutable version it ran on. */
 export async function readEvaluation(context: Context): Promise<Response> {
@@ -22,4 +22,10 @@ export async function readEvaluation(context: Context): Promise<Response> {
     createdAt,
   };
   return json(log);
+}
+
+/** DELETE /evaluation/:id: erases the log and its feedback. */
+export async function deleteEvaluation(context: Context): Promise<Response> {
+  await context.service.store.deleteEvaluation(context.userID, param(context, 'id'));
+  return ok();
 }

@@ -1,21 +1,13 @@
-import type { AgentDefinition } from '../../engine/types.js';
 import * as learn from '../../learn/index.js';
-import type { AgentBody } from '../../schema/agent.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { optimizeBodySchema, type OptimizeResult } from '../../schema/optimize.js';
-import { compileOrReject } from '../compiled-agents.js';
+import { versionBody } from '../../core/versions.js';
 import { param, type Context } from '../context.js';
 import { json } from '../http.js';
-import { LEARNING_MOST } from '../autopilot.js';
+import { LEARNING_MOST } from '../../core/autopilot.js';
 
-/** One seed for every optimisation: the same log always gives the same proposal. */
+/** One seed for every optimization: the same log always gives the same proposal. */
 const SEED = 1;
-
-/** The proposal in the REST interface's (mutable) shape. */
-function bodyOf(definition: AgentDefinition): Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'> {
-  const { inputs, outputs, rules, operators } = structuredClone(definition) as Pick<AgentBody, 'inputs' | 'outputs' | 'rules' | 'operators'>;
-  return { inputs, outputs, rules, ...(operators && { operators }) };
-}
 
 /**
  * POST /agent/:id/optimize `{metric, goal, dryRun, tuneInputs}`: tunes the agent's numbers on every evaluation
@@ -44,13 +36,13 @@ export async function optimizeAgent(context: Context): Promise<Response> {
     onProgress: (progress) => service.onOptimizeProgress?.({ agentID, ...progress }),
   });
   if (result.status === 'insufficient') {
-    throw new ApiError('Conflict', `not enough feedback to optimise on "${metric}" yet: ${result.message}`);
+    throw new ApiError('Conflict', `not enough feedback to optimize on "${metric}" yet: ${result.message}`);
   }
-  const definition = bodyOf(result.definition);
+  const { body, parsedRules } = versionBody(agent.name, result.definition, agent.performance);
+  const { inputs, outputs, rules, operators } = body;
+  const definition = { inputs, outputs, rules, ...(operators ? { operators } : {}) };
   let versionID: string | null = null;
   if (!dryRun) {
-    const parsedRules = [...compileOrReject(definition).parsedRules];
-    const body = { name: agent.name, ...definition, ...(agent.performance ? { performance: agent.performance } : {}) };
     versionID = (
       await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
         origin: 'optimised',

@@ -2,17 +2,6 @@ import type { StorageStatus } from '../../schema/storage.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
 
-/**
- * What GET /storage asks of the platform: `navigator.storage` in a page or worker (the adapters
- * pass it in; the core touches no browser global). `persisted()` exists in workers too; only
- * `persist()` is page-only (FuzzyClient's `requestPersistence()`).
- */
-export interface StorageManagerLike {
-  /** absent in Safari's workers before 17 */
-  estimate?(): Promise<{ usage?: number; quota?: number }>;
-  persisted?(): Promise<boolean>;
-}
-
 async function unknownOnFailure<T>(ask: () => Promise<T> | undefined): Promise<T | undefined> {
   try {
     return await ask();

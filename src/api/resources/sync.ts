@@ -4,9 +4,10 @@ import { BACKUP_FORMAT, BACKUP_VERSION } from '../../schema/backup.js';
 import { ApiError, validationError } from '../../schema/errors.js';
 import { pullQuerySchema, type PullHeader } from '../../schema/sync.js';
 import { timestamp } from '../../store/ids.js';
+import { hasChangeFeed } from '../../store/store.js';
 import type { Context } from '../context.js';
 import { json } from '../http.js';
-import { NDJSON, storeBackup } from './backup.js';
+import { NDJSON, storeBackup } from '../../core/backup-stream.js';
 
 /** `?replica=`: the id a replica sends with its pushes and pulls, so that its pulls leave out what it pushed. */
 function replicaOf(url: URL): string | undefined {
@@ -23,6 +24,12 @@ export async function pullChanges({ url, service, userID }: Context): Promise<Re
   const parsed = pullQuerySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw validationError(parsed.error, 'query');
   const { checkpoint, limit } = parsed.data;
+  if (!hasChangeFeed(service.store)) {
+    throw new ApiError(
+      'NotFound',
+      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
+    );
+  }
   const page = await service.store.readChanges(userID, checkpoint, limit, replicaOf(url));
   const header: PullHeader = { format: BACKUP_FORMAT, version: BACKUP_VERSION, exportedAt: timestamp(), checkpoint: page.checkpoint, more: page.more };
   const text = [header, ...page.records].map((line) => JSON.stringify(line)).join('\n');
@@ -38,7 +45,8 @@ export async function pushChanges({ request, url, service, userID }: Context): P
   const replica = replicaOf(url);
   let feedback = false;
   const result = await storeBackup(
-    request,
+    request.headers.get('content-type'),
+    request.body,
     (batch) => service.store.mergeRecords(userID, batch, replica),
     (record) => void (feedback ||= record.kind === 'feedback'),
   );

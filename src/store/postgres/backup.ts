@@ -1,9 +1,10 @@
-// Backups in PostgreSQL: the same records, order and import rules as the IndexedDB store's
-// (src/store/backup.ts, whose line builders and comparisons this reuses), in SQL.
+// Backups in PostgreSQL: the same records and order as the IndexedDB store's (src/store/dexie/backup.ts),
+// imported by the same rules (src/store/import-rules.ts), in SQL.
 import type { BackupRecord } from '../../schema/backup.js';
-import { agentLine, importEach, canonical, sameVersion, supersedes, type ImportMode, countNotAbove, definitionOf, deletionLine, elsewhere, evaluationLine, feedbackLine, nameNotIn, numberedPast, same, versionLine, type ImportRecord } from '../backup.js';
+import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
+import { importLines, type ImportMode, type ImportTarget } from '../import-rules.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
-import { AGENT, insertAgentRow, updateAgentRow, json, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
+import { AGENT, EVALUATION, FEEDBACK, insertAgentRow, json, present, updateAgentRow, VERSION } from './columns.js';
 import type { Queryable, SqlDatabase } from './sql.js';
 
 /** Rows read per query while exporting: memory stays flat, and no read holds the database long. */
@@ -32,7 +33,7 @@ type VersionRow = VersionRecord & { retired: boolean };
 type EvaluationRow = EvaluationRecord & { seq: string | number };
 type FeedbackRow = FeedbackRecord & { seq: string | number };
 
-/** The caller's account as backup records, in the order an import needs (src/store/backup.ts). */
+/** The caller's account as backup records, in the order an import needs (src/store/dexie/backup.ts). */
 export async function* exportRecords(db: SqlDatabase, userID: string): AsyncGenerator<BackupRecord> {
   const agents = pages<AgentRecord>(db, `SELECT ${AGENT} FROM agents WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [userID], (a) => a.id, '');
   for await (const agent of agents) {
@@ -83,7 +84,7 @@ async function one<T>(sql: Queryable, text: string, params: unknown[]): Promise<
 
 /**
  * Stores backup records in the caller's account within the transaction `sql`: all or, when one
- * is refused (a ValidationError naming its line), none. The rules are src/store/backup.ts's.
+ * is refused (a ValidationError naming its line), none (src/store/import-rules.ts).
  */
 export async function importRecords(
   sql: Queryable,
@@ -93,248 +94,77 @@ export async function importRecords(
   /** the replica a merge's records come from: its pulls leave them out */
   origin: string | null = null,
 ): Promise<{ imported: number; unchanged: number }> {
-  const merging = mode === 'merge';
   // One import or merge per account at a time, till this transaction ends: each checks what is
   // stored before it writes, so two at once of the same records (a push sent again while the
   // first is still running, two tabs) would each find nothing and collide. Other accounts and
   // every other request go on meanwhile; a batch is bounded, so the wait is short.
   await sql.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`fuzzbox import ${userID}`]);
-  // A backup is mostly logs and feedback naming a few agents and versions: those are read once
-  // (and remembered as written), the logs and feedback already stored are read in one query each,
-  // and the new ones written in one statement each at the end, as the IndexedDB store does.
-  const memo = <T>(read: (id: string) => Promise<T | undefined>) => {
-    const known = new Map<string, T | undefined>();
-    const get = async (id: string) => (known.has(id) ? known.get(id) : known.set(id, await read(id)).get(id));
-    return Object.assign(get, { set: (id: string, row: T | undefined) => known.set(id, row) });
+  return importLines(importTarget(sql, userID, origin), userID, lines, mode);
+}
+
+/** The import's reads and writes in PostgreSQL; what a merge writes is marked with the replica it came from. */
+function importTarget(sql: Queryable, userID: string, origin: string | null): ImportTarget {
+  const firstVersionOf = (agentID: string, more: string, params: unknown[] = []) =>
+    one<{ id: string; seq: number; userID: string }>(sql, `SELECT id, seq, user_id AS "userID" FROM versions WHERE version_of = $1 ${more} LIMIT 1`, [agentID, ...params]);
+  return {
+    readAgent: async (id) =>
+      (await one<AgentRecord>(sql, `SELECT ${AGENT} FROM agents WHERE id = $1`, [id])) ??
+      (await one<DeletedAgentRecord>(sql, `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`, [id])),
+    async readVersion(id) {
+      const row = await one<VersionRow>(sql, `SELECT ${VERSION}, retired FROM versions WHERE id = $1`, [id]);
+      if (!row) return undefined;
+      const { retired, ...version } = row;
+      return { version, retired };
+    },
+    versionOwner: async (agentID) => (await firstVersionOf(agentID, ''))?.userID,
+    // versions are numbered uniquely per agent, retired ones too
+    versionFrom: (agentID, seq) => firstVersionOf(agentID, 'AND seq >= $2 ORDER BY seq', [seq]),
+    numberTaken: async (agentID, seq) => (await firstVersionOf(agentID, 'AND seq = $2', [seq])) !== undefined,
+    numberHere: async (agentID) =>
+      (await one<{ next: number }>(sql, 'SELECT COALESCE(max(seq) + 1, 0)::int AS next FROM versions WHERE version_of = $1', [agentID]))!.next,
+    async readStored(reqIDs, feedbackIDs) {
+      const logs = await sql.query<EvaluationRecord>(
+        `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id IN (SELECT json_array_elements_text($2::json))`,
+        [userID, JSON.stringify(reqIDs)],
+      );
+      const feedback = await sql.query<FeedbackRecord>(`SELECT ${FEEDBACK} FROM feedback WHERE id IN (SELECT json_array_elements_text($1::json))`, [
+        JSON.stringify(feedbackIDs),
+      ]);
+      return { logs: logs.rows.map((row) => present(row)), feedback: feedback.rows };
+    },
+    async addVersion(version, retired) {
+      await sql.query(
+        `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence, sync_origin)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+        [version.id, version.versionOf, version.userID, version.name, json(version.inputs), json(version.outputs), json(version.rules), json(version.performance),
+          json(version.operators), json(version.parsed_rules), version.createdAt, version.seq, retired, version.origin ?? null, json(version.evidence), origin],
+      );
+    },
+    putAgent: (agent, added) => (added ? insertAgentRow(sql, agent) : updateAgentRow(sql, agent)),
+    removeAgent: async (id) => void (await sql.query('DELETE FROM agents WHERE id = $1', [id])),
+    retireVersionsOf: async (agentID) => void (await sql.query('UPDATE versions SET retired = true WHERE version_of = $1', [agentID])),
+    async putTombstone({ id, userID: owner, deletedAt }, added) {
+      if (added) await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [id, owner, deletedAt]);
+      else await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [id, deletedAt]);
+    },
+    async addLogsAndFeedback(logs, feedback) {
+      if (logs.length > 0) {
+        await sql.query(
+          `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace, sync_origin)
+           SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned',
+             (log->>'density')::float8, log->>'createdAt', log->'trace', $2
+           FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
+          [JSON.stringify(logs), origin],
+        );
+      }
+      if (feedback.length > 0) {
+        await sql.query(
+          `INSERT INTO feedback (id, user_id, evaluation_log, data, created_at, sync_origin)
+           SELECT f->>'id', f->>'userID', f->>'evaluationLog', f->'data', f->>'createdAt', $2
+           FROM json_array_elements($1::json) WITH ORDINALITY AS batch(f, position) ORDER BY position`,
+          [JSON.stringify(feedback), origin],
+        );
+      }
+    },
   };
-  const agentRow = memo((id) => one<AgentRecord>(sql, `SELECT ${AGENT} FROM agents WHERE id = $1`, [id]));
-  const tombstoneRow = memo((id) =>
-    one<DeletedAgentRecord>(sql, `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`, [id]),
-  );
-  const versionRow = memo((id) => one<VersionRow>(sql, `SELECT ${VERSION}, retired FROM versions WHERE id = $1`, [id]));
-  const idsOf = (kind: 'evaluation' | 'feedback') =>
-    JSON.stringify(lines.flatMap(({ record }) => (record.kind !== kind ? [] : [record.kind === 'evaluation' ? record.reqID : record.id])));
-  const storedLogs = new Map<string, EvaluationRecord>();
-  for (const row of (
-    await sql.query<EvaluationRecord>(
-      `SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id IN (SELECT json_array_elements_text($2::json))`,
-      [userID, idsOf('evaluation')],
-    )
-  ).rows) {
-    storedLogs.set(row.reqID, present(row));
-  }
-  const storedFeedback = new Map<string, FeedbackRecord>();
-  for (const row of (
-    await sql.query<FeedbackRecord>(`SELECT ${FEEDBACK} FROM feedback WHERE id IN (SELECT json_array_elements_text($1::json))`, [idsOf('feedback')])
-  ).rows) {
-    storedFeedback.set(row.id, row);
-  }
-  const newLogs: EvaluationRecord[] = [];
-  const newFeedback: FeedbackRecord[] = [];
-
-  const outcomes = await importEach(lines, importOne);
-  if (newLogs.length > 0) {
-    await sql.query(
-      `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at, trace, sync_origin)
-       SELECT log->>'reqID', log->>'userID', log->>'agentID', log->>'versionID', log->'input', log->'crisp', log->'returned',
-         (log->>'density')::float8, log->>'createdAt', log->'trace', $2
-       FROM json_array_elements($1::json) WITH ORDINALITY AS batch(log, position) ORDER BY position`,
-      [JSON.stringify(newLogs), origin],
-    );
-  }
-  if (newFeedback.length > 0) {
-    await sql.query(
-      `INSERT INTO feedback (id, user_id, evaluation_log, data, created_at, sync_origin)
-       SELECT f->>'id', f->>'userID', f->>'evaluationLog', f->'data', f->>'createdAt', $2
-       FROM json_array_elements($1::json) WITH ORDINALITY AS batch(f, position) ORDER BY position`,
-      [JSON.stringify(newFeedback), origin],
-    );
-  }
-  return outcomes;
-
-  /** A version new here, from another replica: numbered next among its agent's versions here. */
-  async function mergeVersion(record: ImportRecord & { kind: 'version' }, agent: AgentRecord | DeletedAgentRecord | undefined, refuse: (message: string) => never) {
-    if (!agent) {
-      const owner = await one<{ userID: string }>(sql, 'SELECT user_id AS "userID" FROM versions WHERE version_of = $1 LIMIT 1', [record.versionOf]);
-      if (owner && owner.userID !== userID) refuse(elsewhere('agent', record.versionOf));
-    }
-    const live = agent && 'latestVersion' in agent ? agent : undefined;
-    const retired = !live && (agent !== undefined || record.retired);
-    const seq = live
-      ? live.versionCount
-      : (await one<{ next: number }>(sql, 'SELECT COALESCE(max(seq) + 1, 0)::int AS next FROM versions WHERE version_of = $1', [record.versionOf]))!.next;
-    await insertVersion(record, seq, retired);
-    if (live) {
-      await sql.query('UPDATE agents SET version_count = $2 WHERE id = $1', [live.id, seq + 1]);
-      agentRow.set(live.id, { ...live, versionCount: seq + 1 });
-    }
-    return 'imported' as const;
-  }
-
-  /** An agent from another replica: stored if new here, taken if its latest version was set later (sync's rule). */
-  async function mergeAgent(record: ImportRecord & { kind: 'agent' }, stored: AgentRecord | undefined, refuse: (message: string) => never) {
-    if (stored && stored.userID !== userID) refuse(elsewhere('agent', record.id));
-    if (stored && !supersedes(record, stored)) return 'unchanged' as const;
-    const tombstone = stored ? undefined : await tombstoneRow(record.id);
-    if (tombstone) {
-      if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
-      return 'unchanged' as const; // a deletion wins
-    }
-    const latest = await versionRow(record.latestVersion);
-    if (!latest || latest.versionOf !== record.id || latest.userID !== userID) {
-      refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
-    }
-    const { retired: _retired, ...latestVersion } = latest;
-    if (canonical(definitionOf(latestVersion)) !== canonical(definitionOf(record))) {
-      refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
-    }
-    const { kind: _, versionCount: _theirs, ...fields } = record;
-    if (stored) {
-      const agent: AgentRecord = { ...fields, userID, versionCount: stored.versionCount };
-      await updateAgentRow(sql, agent);
-      agentRow.set(record.id, agent);
-    } else {
-      const { next } = (await one<{ next: number }>(sql, 'SELECT COALESCE(max(seq) + 1, 0)::int AS next FROM versions WHERE version_of = $1', [record.id]))!;
-      const agent: AgentRecord = { ...fields, userID, versionCount: next };
-      await insertAgentRow(sql, agent);
-      agentRow.set(record.id, agent);
-    }
-    return 'imported' as const;
-  }
-
-  async function insertVersion(record: ImportRecord & { kind: 'version' }, seq: number, retired: boolean) {
-    await sql.query(
-      `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence, sync_origin)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [record.id, record.versionOf, userID, record.name, json(record.inputs), json(record.outputs), json(record.rules),
-        json(record.performance), json(record.operators), json(record.parsed_rules), record.createdAt, seq, retired, record.origin ?? null, json(record.evidence), origin],
-    );
-    const { kind: _, retired: __, parsed_rules, ...fields } = record;
-    versionRow.set(record.id, { ...fields, seq, parsed_rules, userID, retired });
-  }
-
-  async function importOne(record: ImportRecord, refuse: (message: string) => never): Promise<'imported' | 'unchanged'> {
-    switch (record.kind) {
-      case 'version': {
-        const stored = await versionRow(record.id);
-        if (stored) {
-          if (stored.userID !== userID) refuse(elsewhere('version', record.id));
-          // a version stored retired whose agent the file still has live was deleted since: keep that
-          const { retired: _, ...version } = stored;
-          if (merging ? sameVersion(version, record) : same({ ...versionLine(version, stored.retired), retired: record.retired }, record)) return 'unchanged';
-          refuse(`version "${record.id}" differs from the stored version with that id`);
-        }
-        const agent = (await agentRow(record.versionOf)) ?? (await tombstoneRow(record.versionOf));
-        if (agent && agent.userID !== userID) refuse(elsewhere('agent', record.versionOf));
-        if (merging) return mergeVersion(record, agent, refuse);
-        if (agent && 'latestVersion' in agent && record.seq >= agent.versionCount) refuse(numberedPast(agent.id, agent.versionCount, record.id, record.seq));
-        const retired = record.retired || (agent !== undefined && !('latestVersion' in agent));
-        const taken = await one(sql, 'SELECT id FROM versions WHERE version_of = $1 AND seq = $2', [record.versionOf, record.seq]);
-        if (taken) refuse(`agent "${record.versionOf}" already has a version numbered ${record.seq} here, not "${record.id}"`);
-        await insertVersion(record, record.seq, retired);
-        return 'imported';
-      }
-      case 'agent': {
-        const stored = await agentRow(record.id);
-        if (merging) return mergeAgent(record, stored, refuse);
-        if (stored) {
-          if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-          if (same(agentLine(stored), record)) return 'unchanged';
-          // updated here since the backup was made: the file's latest version is an older one of it
-          const filed = await versionRow(record.latestVersion);
-          if (filed && !filed.retired && filed.versionOf === record.id && filed.userID === userID && stored.versionCount >= record.versionCount) {
-            return 'unchanged';
-          }
-          refuse(`agent "${record.id}" differs from the stored agent with that id`);
-        }
-        const tombstone = await tombstoneRow(record.id);
-        if (tombstone) {
-          if (tombstone.userID !== userID) refuse(elsewhere('agent', record.id));
-          return 'unchanged'; // deleted here since the backup was made
-        }
-        const latest = await versionRow(record.latestVersion);
-        if (!latest || latest.retired || latest.versionOf !== record.id || latest.userID !== userID) {
-          refuse(`agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`);
-        }
-        // the agent answers with its own definition and logs its latest version as the one that ran
-        const { retired: _retired, ...latestVersion } = latest;
-        if (canonical(definitionOf(latestVersion)) !== canonical(definitionOf(record))) {
-          refuse(`agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`);
-        }
-        const past = await one<{ id: string; seq: number }>(sql, 'SELECT id, seq FROM versions WHERE version_of = $1 AND seq >= $2 ORDER BY seq LIMIT 1', [record.id, record.versionCount]);
-        if (past) refuse(countNotAbove(record.id, record.versionCount, past.id, past.seq));
-        const { kind: _, ...fields } = record;
-        await insertAgentRow(sql, { ...fields, userID });
-        agentRow.set(record.id, { ...fields, userID });
-        return 'imported';
-      }
-      case 'deletion': {
-        const live = await agentRow(record.id);
-        if (live) {
-          if (live.userID !== userID) refuse(elsewhere('agent', record.id));
-          if (!merging) refuse(`agent "${record.id}" is deleted in the backup but not here; DELETE /agent/${record.id} first if it should go`);
-          await sql.query('DELETE FROM agents WHERE id = $1', [record.id]);
-          agentRow.set(record.id, undefined);
-        }
-        const stored = await tombstoneRow(record.id);
-        if (stored) {
-          if (stored.userID !== userID) refuse(elsewhere('agent', record.id));
-          // two replicas deleted it: the earlier deletion stands everywhere
-          if (!merging || stored.deletedAt <= record.deletedAt) return 'unchanged';
-          await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [record.id, record.deletedAt]);
-          tombstoneRow.set(record.id, { ...stored, deletedAt: record.deletedAt });
-          return 'imported';
-        }
-        if (merging) {
-          const owner = await one<{ userID: string }>(sql, 'SELECT user_id AS "userID" FROM versions WHERE version_of = $1 LIMIT 1', [record.id]);
-          if (owner && owner.userID !== userID) refuse(elsewhere('agent', record.id));
-          await sql.query('UPDATE versions SET retired = true WHERE version_of = $1', [record.id]);
-        }
-        await sql.query('INSERT INTO deleted_agents (id, user_id, deleted_at) VALUES ($1, $2, $3)', [record.id, userID, record.deletedAt]);
-        tombstoneRow.set(record.id, { id: record.id, userID, deletedAt: record.deletedAt });
-        return 'imported';
-      }
-      case 'evaluation': {
-        const stored = storedLogs.get(record.reqID);
-        if (stored) {
-          if (same(evaluationLine(stored), record)) return 'unchanged';
-          refuse(`evaluation "${record.reqID}" differs from the stored evaluation with that id`);
-        }
-        const agent = (await agentRow(record.agentID)) ?? (await tombstoneRow(record.agentID));
-        // a change feed sends an agent where it last changed, after logs of its earlier versions
-        const agentLater = merging && !agent && !record.trace;
-        if (agent?.userID !== userID && !agentLater) refuse(`evaluation "${record.reqID}": its agent "${record.agentID}" must come on a line before it`);
-        if (!record.trace) {
-          const version = await versionRow(record.versionID);
-          if (version?.userID !== userID || version.versionOf !== record.agentID) {
-            refuse(`evaluation "${record.reqID}": its version "${record.versionID}" of agent "${record.agentID}" must come on a line before it`);
-          }
-          const unknown = nameNotIn(record, version);
-          if (unknown) refuse(`evaluation "${record.reqID}": ${unknown} of its version "${record.versionID}"`);
-        }
-        const { kind: _, ...fields } = record;
-        const log: EvaluationRecord = { ...fields, userID };
-        newLogs.push(log);
-        storedLogs.set(record.reqID, log);
-        return 'imported';
-      }
-      case 'feedback': {
-        const stored = storedFeedback.get(record.id);
-        if (stored) {
-          if (stored.userID !== userID) refuse(elsewhere('feedback', record.id));
-          if (same(feedbackLine(stored), record)) return 'unchanged';
-          refuse(`feedback "${record.id}" differs from the stored feedback with that id`);
-        }
-        const known =
-          storedLogs.has(record.evaluationLog) ||
-          (await one(sql, 'SELECT 1 FROM evaluations WHERE user_id = $1 AND req_id = $2', [userID, record.evaluationLog]));
-        if (!known) refuse(`feedback "${record.id}": its evaluation "${record.evaluationLog}" must come on a line before it`);
-        const { kind: _, ...fields } = record;
-        const feedback: FeedbackRecord = { ...fields, userID };
-        newFeedback.push(feedback);
-        storedFeedback.set(record.id, feedback);
-        return 'imported';
-      }
-    }
-  }
 }

@@ -1,7 +1,7 @@
 // The server's side of sync (docs/SYNC.md): an account's records in the order they last
 // changed, from the feed columns of migration 3.
 import type { AutopilotLine } from '../../schema/sync.js';
-import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup.js';
+import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup-records.js';
 import type { AgentRecord, AutopilotRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { ChangePage, SyncRecord } from '../store.js';
 import { AGENT, EVALUATION, FEEDBACK, present, VERSION } from './columns.js';
@@ -21,6 +21,7 @@ export const PULL_BYTES = 4 * 1024 * 1024;
  * The kinds in the order a transaction's records go out: each refers only to kinds before it
  * (a version's agent may come later, where the agent last changed: the merge allows that).
  */
+// biome-ignore lint/suspicious/noExplicitAny: each kind's `line` takes that kind's rows
 const kinds: ReadonlyArray<{ table: string; columns: string; pushed?: true; line: (row: any) => SyncRecord }> = [
   { table: 'versions', columns: `${VERSION}, retired`, pushed: true, line: ({ retired, ...version }: VersionRecord & { retired: boolean }) => versionLine(version, retired) },
   { table: 'agents', columns: AGENT, line: (agent: AgentRecord) => agentLine(agent) },
@@ -115,6 +116,7 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
        ORDER BY feed_order_tx, feed_order_seq`,
       [userID, horizon, String(from.tx), seq, limit + 1, ...(pushed ? [replica ?? null] : [])],
     );
+    // biome-ignore lint/suspicious/noExplicitAny: a row of whichever kind this query read
     for (const { feed_tx, feed_seq, feed_bytes, echo, feed_order_tx: _tx, feed_order_seq: _seq, feed_before: _before, ...row } of result.rows as any[]) {
       found.push({ at: { tx: BigInt(feed_tx), kind, seq: BigInt(feed_seq) }, bytes: Number(feed_bytes), record: echo ? undefined : line(present(row)) });
     }

@@ -1,16 +1,15 @@
 import { ApiError } from '../../schema/errors.js';
 import type { AgentBody } from '../../schema/agent.js';
-import { newAgentRecord, ownAgent, redefined, snapshot } from '../agents.js';
+import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED } from '../versions.js';
 import { newId, timestamp } from '../ids.js';
 import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
-import { LIST_SCAN_LIMIT } from '../evaluation-list.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import { StaleAutopilot, type Candidate, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
+import { LIST_SCAN_LIMIT, StaleAutopilot, type Candidate, type ChangeFeed, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
-import type { ImportRecord } from '../backup.js';
+import type { ImportRecord } from '../backup-records.js';
 import { exportRecords, importRecords } from './backup.js';
 import { AGENT, EVALUATION, FEEDBACK, insertAgentRow, present, updateAgentRow, VERSION } from './columns.js';
 import { migrate } from './migrate.js';
@@ -35,8 +34,8 @@ const storable = (id: string) => !id.includes('\u0000');
 const optional = (value: unknown) => (value ? JSON.stringify(value) : null);
 
 /**
- * PostgreSQL's disk_full under the name IndexedDB gives a full disk, which the API answers with
- * 507 (the transaction was rolled back, so nothing was written).
+ * PostgreSQL's errors that are the caller's to fix, in the error vocabulary: text it cannot hold,
+ * and a full disk (disk_full: the transaction was rolled back, so nothing was written).
  */
 function storageError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
@@ -45,9 +44,12 @@ function storageError(error: unknown): unknown {
     return new ApiError('ValidationError', 'text with a NUL character (\\u0000) cannot be stored; remove it and send again');
   }
   if (code !== '53100') return error;
-  const full = new Error(`the database's disk is full: ${(error as Error).message}`, { cause: error });
-  full.name = 'QuotaExceededError';
-  return full;
+  return new ApiError(
+    'QuotaExceeded',
+    "the server's database is out of space (its disk or quota is full), so nothing was written. Retry once space is freed: erase evaluation logs you no longer need " +
+      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback) or delete agents; a retention policy ' +
+      "keeps logs from filling it again. If this persists, tell the server's operator: its disk needs room (docs/SERVER.md)",
+  );
 }
 
 function withStorageErrors(db: SqlDatabase): SqlDatabase {
@@ -88,7 +90,7 @@ async function againAfterConcurrentInsert<T>(run: () => Promise<T>): Promise<T> 
  * evaluation holds `FOR KEY SHARE` on its agent, so a DELETE waits for evaluations already
  * reading it and no log is written for an agent after its delete.
  */
-export class PostgresStore implements FuzzboxStore {
+export class PostgresStore implements FuzzboxStore, ChangeFeed {
   readonly #db: SqlDatabase;
 
   private constructor(db: SqlDatabase) {
@@ -180,7 +182,7 @@ export class PostgresStore implements FuzzboxStore {
     return this.#read((sql) => this.#requireAgent(sql, userID, id));
   }
 
-  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'created' }): Promise<AgentRecord> {
+  async createAgent(userID: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = CREATED): Promise<AgentRecord> {
     const agent = newAgentRecord(userID, body);
     await this.#db.transaction(async (sql) => {
       await insertAgentRow(sql, agent);
@@ -196,7 +198,7 @@ export class PostgresStore implements FuzzboxStore {
     return agent;
   }
 
-  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = { origin: 'updated' }): Promise<AgentRecord> {
+  updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = UPDATED): Promise<AgentRecord> {
     return this.#db.transaction(async (sql) =>
       this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules, provenance),
     );
@@ -208,25 +210,14 @@ export class PostgresStore implements FuzzboxStore {
     basedOn: string,
     body: AgentBody,
     parsedRules: unknown[],
-    provenance: Provenance = { origin: 'updated' },
+    provenance: Provenance = UPDATED,
   ): Promise<AgentRecord> {
-    return this.#db.transaction(async (sql) => {
-      const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
-      if (current.latestVersion !== basedOn) {
-        throw new ApiError(
-          'Conflict',
-          `agent "${id}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
-        );
-      }
-      return this.#update(sql, current, body, parsedRules, provenance);
-    });
+    return this.#db.transaction(async (sql) => this.#update(sql, await this.#lockedAt(sql, userID, id, basedOn), body, parsedRules, provenance));
   }
 
   /** The agent at `basedOn`, locked, or Conflict. */
   async #lockedAt(sql: Queryable, userID: string, id: string, basedOn: string): Promise<AgentRecord> {
-    const current = await this.#requireAgent(sql, userID, id, 'FOR UPDATE');
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
-    return current;
+    return stillAt(await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), basedOn);
   }
 
   addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined> {

@@ -1,5 +1,5 @@
 import type { FuzzboxDatabase } from './database.js';
-import type { AccountRecord } from './records.js';
+import type { AccountRecord } from '../records.js';
 
 /** The account and its tally (nothing stored yet), in one transaction. */
 export async function addAccount(db: FuzzboxDatabase, account: AccountRecord): Promise<void> {

@@ -1,7 +1,7 @@
 import type { FuzzboxDatabase } from './database.js';
 import { requireGroup } from './evaluations.js';
 import { applyTallies, count } from './tallies.js';
-import type { FeedbackRecord } from './records.js';
+import type { FeedbackRecord } from '../records.js';
 
 /** Feedback on the caller's evaluation, checked to exist (a read of its chunk); resolves to the evaluation's agent. */
 export function addFeedback(db: FuzzboxDatabase, userID: string, feedback: Omit<FeedbackRecord, 'userID' | 'seq'>): Promise<string> {

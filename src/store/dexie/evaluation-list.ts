@@ -1,19 +1,14 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
+import { ApiError } from '../../schema/errors.js';
 import { deletedOwners } from './agents.js';
 import type { FuzzboxDatabase } from './database.js';
-import { findGroup, keepLogs, logsOf } from './evaluations.js';
+import { findGroup } from './evaluations.js';
+import { keepLogs, logsOf } from './log-groups.js';
 import { feedbackOfLog } from './feedback.js';
-import { isQuotaExceeded } from './quota.js';
-import { applyTallies, count, dropTally } from './tallies.js';
-import type { FeedbackRecord, LogGroupRecord } from './records.js';
-import type { EvaluationPage, EvaluationPosition, EvaluationQuery } from './store.js';
+import { eraseCounted } from './tallies.js';
+import type { FeedbackRecord, LogGroupRecord } from '../records.js';
+import { LIST_SCAN_LIMIT, type EvaluationPage, type EvaluationPosition, type EvaluationQuery } from '../store.js';
 
-/**
- * Logs a listing examines at most per request: with a filter that skips most logs, a page can end
- * short of `limit`, with a cursor to go on from; no request holds the database for long.
- */
-export const LIST_SCAN_LIMIT = 10_000;
 /**
  * Group records a listing reads first (4 chunks of a batch fill a page of 100); each later read
  * takes twice as many, never more than MAX_GROUPS_PER_READ nor, unfiltered, than the page still
@@ -120,25 +115,19 @@ export function listEvaluations(db: FuzzboxDatabase, userID: string, agentID: st
  * recounted.
  */
 export async function deleteEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<void> {
-  const erase = (full: boolean) =>
+  await eraseCounted(db, (countDown) =>
     db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
       const group = await findGroup(db, userID, reqID);
       if (!group) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
       const feedback = await feedbackOfLog(db, userID, group.seq!, reqID);
       await db.feedback.bulkDelete(feedback.map((item) => item.seq!));
-      if (full) await dropTally(db, userID);
-      else await applyTallies(db, count(new Map(), userID, -1, -feedback.length));
+      await countDown(userID, 1, feedback.length);
       if (group.keys.length === 1) {
         await db.logGroups.delete(group.seq!);
         return;
       }
       const index = group.keys.findIndex((key) => key[1] === reqID);
       await db.logGroups.put(keepLogs(group, (i) => i !== index));
-    });
-  try {
-    await erase(false);
-  } catch (error) {
-    if (!isQuotaExceeded(error)) throw error;
-    await erase(true);
-  }
+    }),
+  );
 }

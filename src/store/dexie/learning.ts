@@ -1,13 +1,13 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
-import type { AgentBody } from '../schema/agent.js';
-import { putAgent, redefined, requireAgent, snapshot, updateAgent } from './agents.js';
-import { newId } from './ids.js';
+import type { AgentBody } from '../../schema/agent.js';
+import { putAgent, requireAgent, updateAgent } from './agents.js';
+import { redefined, snapshot, stillAt, UPDATED } from '../versions.js';
+import { newId } from '../ids.js';
 import type { FuzzboxDatabase } from './database.js';
-import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from './learning-log.js';
+import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from '../learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
-import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from './records.js';
-import { StaleAutopilot, type Candidate, type CandidateDecision } from './store.js';
+import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from '../records.js';
+import { StaleAutopilot, type Candidate, type CandidateDecision } from '../store.js';
 
 /** Log groups read per transaction (each up to LOG_CHUNK logs): no read holds the database long. */
 const GROUP_PAGE = 64;
@@ -52,7 +52,7 @@ export async function readLearningLog(db: FuzzboxDatabase, userID: string, agent
 
 /**
  * Saves a new version exactly as a PUT does, but only if the agent is still at `basedOn`: an
- * optimisation of a version someone has since replaced would silently undo their change.
+ * optimization of a version someone has since replaced would silently undo their change.
  */
 export function updateAgentFrom(
   db: FuzzboxDatabase,
@@ -61,16 +61,10 @@ export function updateAgentFrom(
   basedOn: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'optimised' },
+  provenance: Provenance = UPDATED,
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
-    const current = await requireAgent(db, userID, agentID);
-    if (current.latestVersion !== basedOn) {
-      throw new ApiError(
-        'Conflict',
-        `agent "${agentID}" got a new version (${current.latestVersion}) while it was being optimised; optimise again`,
-      );
-    }
+    stillAt(await requireAgent(db, userID, agentID), basedOn);
     return updateAgent(db, userID, agentID, body, parsedRules, provenance);
   });
 }
@@ -108,8 +102,7 @@ export function addCandidateVersion(
   decide: CandidateDecision,
 ): Promise<Candidate | undefined> {
   return db.transaction('rw', [db.agents, db.heads, db.versions, db.deletedAgents, db.autopilot], async () => {
-    const current = await requireAgent(db, userID, id);
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    const current = stillAt(await requireAgent(db, userID, id), basedOn);
     const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
     const stored = await db.autopilot.get(id);
     const state = decide(stored, version);

@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie';
+import { ApiError } from '../../schema/errors.js';
 import type { DatabaseOptions } from './database.js';
 
 function findCause(error: unknown, name: string, depth = 0): boolean {
@@ -12,6 +13,22 @@ function findCause(error: unknown, name: string, depth = 0): boolean {
 /** Whether `error` (or what Dexie wrapped in it) is IndexedDB's full disk: the transaction was aborted. */
 export function isQuotaExceeded(error: unknown): boolean {
   return findCause(error, 'QuotaExceededError');
+}
+
+/**
+ * `error` in the error vocabulary when it is a full disk (IndexedDB aborted the transaction, so
+ * nothing is half-written): what the store raises, worded for a browser.
+ */
+export function asStorageFull(error: unknown): unknown {
+  if (!isQuotaExceeded(error)) return error;
+  return new ApiError(
+    'QuotaExceeded',
+    'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
+      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
+      'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
+      'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
+      'for older ones later, on its own schedule (docs/REST.md, "A full disk")',
+  );
 }
 
 /**

@@ -2,12 +2,12 @@
 // a fuzzbox server, in the background, never in a request's way.
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupHeader } from '../schema/backup.js';
 import { autopilotLineSchema, type AutopilotLine, type SyncStatus } from '../schema/sync.js';
-import type { ImportRecord } from '../store/backup.js';
+import type { ImportRecord } from '../store/backup-records.js';
 import { newId, timestamp } from '../store/ids.js';
-import type { SyncReplica } from '../store/replica.js';
+import type { SyncReplica } from '../store/sync-replica.js';
 import type { FuzzboxStore } from '../store/store.js';
-import { sha256Hex } from './auth.js';
-import { NDJSON, readRecord } from './resources/backup.js';
+import { sha256Hex } from './keys.js';
+import { NDJSON, readRecord } from './backup-stream.js';
 
 /** What `fetch` the replicator is given must do: the platform's fits. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

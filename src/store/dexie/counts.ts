@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import type { RecordCounts } from '../schema/storage.js';
+import type { RecordCounts } from '../../schema/storage.js';
 import type { FuzzboxDatabase } from './database.js';
 import { readTally } from './tallies.js';
 

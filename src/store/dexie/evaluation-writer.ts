@@ -1,8 +1,8 @@
 import type { FuzzboxDatabase } from './database.js';
-import { groupLogs, LOG_CHUNK } from './evaluations.js';
-import { isQuotaExceeded } from './quota.js';
-import { applyTallies, count, dropTally, type TallyChanges } from './tallies.js';
-import type { EvaluationRecord, LogGroupRecord } from './records.js';
+import { LOG_CHUNK } from '../ids.js';
+import { groupLogs } from './log-groups.js';
+import { applyTallies, count, eraseCounted, type TallyChanges } from './tallies.js';
+import type { EvaluationRecord, LogGroupRecord } from '../records.js';
 
 interface Job {
   userID: string;
@@ -180,7 +180,7 @@ export class EvaluationWriter {
   async #remove(job: Job): Promise<void> {
     if (job.seqs.length === 0) return;
     const db = this.#db;
-    const remove = (full: boolean) =>
+    await eraseCounted(db, (countDown) =>
       db.transaction('rw', db.logGroups, db.feedback, db.tallies, async () => {
         const groups = await db.logGroups.bulkGet(job.seqs);
         const feedback = await db.feedback
@@ -189,17 +189,9 @@ export class EvaluationWriter {
           .primaryKeys();
         await db.logGroups.bulkDelete(job.seqs);
         await db.feedback.bulkDelete(feedback);
-        if (full) await dropTally(db, job.userID);
-        else {
-          const logs = groups.reduce((logs, group) => logs + (group?.keys.length ?? 0), 0);
-          await applyTallies(db, count(new Map(), job.userID, -logs, -feedback.length));
-        }
-      });
-    try {
-      await remove(false);
-    } catch (error) {
-      if (!isQuotaExceeded(error)) throw error;
-      await remove(true);
-    }
+        const logs = groups.reduce((logs, group) => logs + (group?.keys.length ?? 0), 0);
+        await countDown(job.userID, logs, feedback.length);
+      }),
+    );
   }
 }

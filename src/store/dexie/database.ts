@@ -1,5 +1,5 @@
 import { Dexie, type EntityTable, type Transaction } from 'dexie';
-import { groupLogs, idPrefixesOf } from './evaluations.js';
+import { groupLogs, idPrefixesOf } from './log-groups.js';
 import type {
   AccountRecord,
   AgentRecord,
@@ -12,11 +12,13 @@ import type {
   SyncStateRecord,
   TallyRecord,
   VersionRecord,
-} from './records.js';
+} from '../records.js';
 
 export interface DatabaseOptions {
   /** An IDBFactory, e.g. fake-indexeddb's in Node; Dexie's default when absent. */
+  // biome-ignore lint/complexity/noBannedTypes: any IndexedDB implementation's, whatever its signatures
   indexedDB?: { open: Function };
+  // biome-ignore lint/complexity/noBannedTypes: as for indexedDB
   IDBKeyRange?: { bound: Function; lowerBound: Function; upperBound: Function };
 }
 

@@ -1,30 +1,11 @@
 import { Dexie } from 'dexie';
-import { ApiError } from '../schema/errors.js';
-import type { AgentBody } from '../schema/agent.js';
+import type { AgentBody } from '../../schema/agent.js';
 import { headOf, type FuzzboxDatabase } from './database.js';
 import { isQuotaExceeded } from './quota.js';
-import { newId, timestamp, timestampAfter } from './ids.js';
-import type { AgentRecord, Provenance, VersionRecord } from './records.js';
-
-const notFound = (id: string) => new ApiError('NotFound', `no agent with id "${id}"`);
-
-/** Who owned a deleted agent, and when it was deleted where that is known. */
-export interface DeletedAgent {
-  userID: string;
-  deletedAt?: string;
-}
-
-/**
- * The caller's agent, or NotFound (never existed, or someone else's), or Gone (deleted by its
- * owner), from what is stored for `id`.
- */
-export function ownAgent(userID: string, id: string, agent: AgentRecord | undefined, deleted: DeletedAgent | undefined): AgentRecord {
-  if (agent?.userID === userID) return agent;
-  if (!agent && deleted?.userID === userID) {
-    throw new ApiError('Gone', `agent "${id}" was deleted${deleted.deletedAt ? ` at ${deleted.deletedAt}` : ''}`);
-  }
-  throw notFound(id);
-}
+import { ApiError } from '../../schema/errors.js';
+import { newId, timestamp } from '../ids.js';
+import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED, type DeletedAgent } from '../versions.js';
+import type { AgentRecord, Provenance, VersionRecord } from '../records.js';
 
 /**
  * The owners of those of `ids` that were deleted: a tombstone in deletedAgents, with the time, or
@@ -65,54 +46,13 @@ export async function listAgents(db: FuzzboxDatabase, userID: string): Promise<A
   return db.agents.where('userID').equals(userID).toArray();
 }
 
-/** What a body sets on an agent; a PUT without `performance` (or `operators`) removes the agent's. */
-export function definitionOf(body: AgentBody): Pick<AgentRecord, 'name' | 'inputs' | 'outputs' | 'rules' | 'performance' | 'operators'> {
-  const { name, inputs, outputs, rules, performance, operators } = body;
-  return { name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}) };
-}
-
-/** A new agent of `userID` defined by `body`; its first version's id is `latestVersion`. */
-export function newAgentRecord(userID: string, body: AgentBody): AgentRecord {
-  const now = timestamp();
-  return { id: newId(), userID, ...definitionOf(body), createdAt: now, updatedAt: now, latestVersion: newId(), versionCount: 1 };
-}
-
-/**
- * `current` defined anew (an update, a candidate, a promotion), at `latestVersion`: what the
- * definition leaves out (`performance`, `operators`) is removed, not kept from before.
- * Taken after the agent was read in its transaction, so concurrent writes get increasing times.
- */
-export function redefined(current: AgentRecord, definition: AgentBody, latestVersion: string): AgentRecord {
-  const { performance: _replaced, operators: _replacedToo, ...kept } = current;
-  return { ...kept, ...definitionOf(definition), updatedAt: timestampAfter(current.updatedAt), latestVersion };
-}
-
-export function snapshot(agent: AgentRecord, parsedRules: unknown[], seq: number, provenance: Provenance): VersionRecord {
-  return {
-    id: agent.latestVersion,
-    versionOf: agent.id,
-    userID: agent.userID,
-    name: agent.name,
-    inputs: agent.inputs,
-    outputs: agent.outputs,
-    rules: agent.rules,
-    ...(agent.performance ? { performance: agent.performance } : {}),
-    ...(agent.operators ? { operators: agent.operators } : {}),
-    parsed_rules: parsedRules,
-    createdAt: agent.updatedAt,
-    seq,
-    origin: provenance.origin,
-    ...(provenance.evidence ? { evidence: provenance.evidence } : {}),
-  };
-}
-
 /** The agent and its first version, in one transaction. */
 export async function createAgent(
   db: FuzzboxDatabase,
   userID: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'created' },
+  provenance: Provenance = CREATED,
 ): Promise<AgentRecord> {
   const agent = newAgentRecord(userID, body);
   await db.transaction('rw', db.agents, db.heads, db.versions, async () => {
@@ -129,7 +69,7 @@ export function updateAgent(
   id: string,
   body: AgentBody,
   parsedRules: unknown[],
-  provenance: Provenance = { origin: 'updated' },
+  provenance: Provenance = UPDATED,
 ): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
@@ -197,7 +137,7 @@ export function readVersion(db: FuzzboxDatabase, userID: string, id: string): Pr
 export function promoteVersion(db: FuzzboxDatabase, userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord> {
   return db.transaction('rw', db.agents, db.heads, db.versions, db.deletedAgents, async () => {
     const current = await requireAgent(db, userID, id);
-    if (current.latestVersion !== basedOn) throw new ApiError('Conflict', `agent "${id}" got a new version (${current.latestVersion}) meanwhile`);
+    stillAt(current, basedOn);
     const version = await db.versions.get(versionID);
     if (version?.versionOf !== id) throw new ApiError('NotFound', `no version "${versionID}" of agent "${id}"`);
     const agent = redefined(current, version, versionID);

@@ -1,26 +1,27 @@
-import type { AgentBody } from '../schema/agent.js';
+import type { AgentBody } from '../../schema/agent.js';
 import * as accounts from './accounts.js';
-import { exportRecords, importLines, importRecords, importTables, type ImportRecord } from './backup.js';
-import { ApiError } from '../schema/errors.js';
-import type { AutopilotLine } from '../schema/sync.js';
+import type { ImportRecord } from '../backup-records.js';
+import type { SyncReplica } from '../sync-replica.js';
+import { exportRecords, importLines, importRecords, importTables } from './backup.js';
+import type { AutopilotLine } from '../../schema/sync.js';
 import * as replica from './replica.js';
 import { countRecords } from './counts.js';
 import { applyRetention } from './retention.js';
-import type { RetentionPolicy } from '../schema/retention.js';
+import type { RetentionPolicy } from '../../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
-import { flushStorageLog, isQuotaExceeded } from './quota.js';
+import { asStorageFull, flushStorageLog, isQuotaExceeded } from './quota.js';
 import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
 import * as feedback from './feedback.js';
 import { addCandidateVersion, countEvaluationsByVersion, readAutopilot, readLearningLog, updateAgentFrom, writeAutopilot } from './learning.js';
-import type { LearningLogQuery } from './learning-log.js';
-import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from './records.js';
-import type { CandidateDecision, EvaluationQuery, FuzzboxStore } from './store.js';
+import type { LearningLogQuery } from '../learning-log.js';
+import type { AccountRecord, AutopilotRecord, EvaluationRecord, FeedbackRecord, Provenance, PushCursor, SyncStateRecord } from '../records.js';
+import type { CandidateDecision, EvaluationQuery, FuzzboxStore } from '../store.js';
 
 /** The store in IndexedDB, through Dexie: the browser's (and fake-indexeddb's in Node). */
-export class DexieStore implements FuzzboxStore, replica.SyncReplica {
+export class DexieStore implements FuzzboxStore, SyncReplica {
   readonly db: FuzzboxDatabase;
   readonly #evaluations: EvaluationWriter;
   readonly #flushLog: () => Promise<void>;
@@ -43,7 +44,16 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     } catch (error) {
       if (!isQuotaExceeded(error)) throw error;
       await (this.#flushing ??= this.#flushLog().finally(() => (this.#flushing = undefined)));
-      return write();
+      return this.#write(write);
+    }
+  }
+
+  /** `write`, with a full disk raised as the error vocabulary's QuotaExceeded. */
+  async #write<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      throw asStorageFull(error);
     }
   }
 
@@ -66,16 +76,16 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return this.#evenWhenFull(() => agents.updateAgent(this.db, userID, id, body, parsedRules, provenance));
   }
   updateAgentFrom(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance?: Provenance) {
-    return updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules, provenance);
+    return this.#write(() => updateAgentFrom(this.db, userID, id, basedOn, body, parsedRules, provenance));
   }
   addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision) {
-    return addCandidateVersion(this.db, userID, id, basedOn, body, parsedRules, provenance, decide);
+    return this.#write(() => addCandidateVersion(this.db, userID, id, basedOn, body, parsedRules, provenance, decide));
   }
   promoteVersion(userID: string, id: string, versionID: string, basedOn: string) {
-    return agents.promoteVersion(this.db, userID, id, versionID, basedOn);
+    return this.#write(() => agents.promoteVersion(this.db, userID, id, versionID, basedOn));
   }
   deleteAgent(userID: string, id: string) {
-    return agents.deleteAgent(this.db, userID, id);
+    return this.#write(() => agents.deleteAgent(this.db, userID, id));
   }
   listVersions(userID: string, agentID: string) {
     return agents.listVersions(this.db, userID, agentID);
@@ -93,7 +103,7 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return listEvaluations(this.db, userID, agentID, query);
   }
   deleteEvaluation(userID: string, reqID: string) {
-    return deleteEvaluation(this.db, userID, reqID);
+    return this.#write(() => deleteEvaluation(this.db, userID, reqID));
   }
   addFeedback(userID: string, record: Omit<FeedbackRecord, 'userID' | 'seq'>) {
     return this.#evenWhenFull(() => feedback.addFeedback(this.db, userID, record));
@@ -111,31 +121,25 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return readAutopilot(this.db, userID, agentID);
   }
   writeAutopilot(userID: string, record: AutopilotRecord) {
-    return writeAutopilot(this.db, userID, record);
+    return this.#write(() => writeAutopilot(this.db, userID, record));
   }
   exportRecords(userID: string) {
     return exportRecords(this.db, userID);
   }
   importRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
-    return importRecords(this.db, userID, lines);
-  }
-  async readChanges(): Promise<never> {
-    throw new ApiError(
-      'NotFound',
-      'this service keeps its data in IndexedDB, which keeps no change feed: sync pulls from a fuzzbox server (fuzzbox serve, docs/SYNC.md)',
-    );
+    return this.#write(() => importRecords(this.db, userID, lines));
   }
   mergeRecords(userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>) {
-    return this.db.transaction('rw', importTables(this.db), async () => importLines(this.db, userID, lines, 'merge'));
+    return this.#write(() => this.db.transaction('rw', importTables(this.db), async () => importLines(this.db, userID, lines, 'merge')));
   }
   readSyncState(userID: string, url: string) {
     return replica.readSyncState(this.db, userID, url);
   }
   updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>) {
-    return replica.updateSyncState(this.db, userID, url, change);
+    return this.#write(() => replica.updateSyncState(this.db, userID, url, change));
   }
   mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]) {
-    return replica.mergePulled(this.db, userID, url, lines, checkpoint, autopilot);
+    return this.#write(() => replica.mergePulled(this.db, userID, url, lines, checkpoint, autopilot));
   }
   readPushable(userID: string, cursor: PushCursor, limit: number) {
     return replica.readPushable(this.db, userID, cursor, limit, () => this.#evaluations.unfinished);
@@ -144,7 +148,7 @@ export class DexieStore implements FuzzboxStore, replica.SyncReplica {
     return replica.countPending(this.db, userID, cursor, () => this.#evaluations.unfinished);
   }
   applyRetention(policy: RetentionPolicy, now: number) {
-    return applyRetention(this.db, policy, now);
+    return this.#write(() => applyRetention(this.db, policy, now));
   }
   countRecords(userID: string) {
     return countRecords(this.db, userID);

@@ -1,5 +1,4 @@
 import { compileAgent } from '../engine/index.js';
-import type { AgentDefinition } from '../engine/types.js';
 import * as learn from '../learn/index.js';
 import { nextMacrotask, timeSlices } from '../learn/slices.js';
 import { standardDeviation } from '../learn/statistics.js';
@@ -8,13 +7,14 @@ import type { Performance } from '../schema/agent.js';
 import { ApiError } from '../schema/errors.js';
 import { timestamp } from '../store/ids.js';
 import type { LearningLog } from '../store/learning-log.js';
-import type { AgentRecord, AutopilotGain, AutopilotRecord, TrialRecord } from '../store/records.js';
+import type { AutopilotGain } from '../schema/autopilot.js';
+import type { AgentRecord, AutopilotRecord, TrialRecord } from '../store/records.js';
 import { StaleAutopilot, type FuzzboxStore } from '../store/store.js';
-import { compileOrReject } from './compiled-agents.js';
+import { versionBody } from './versions.js';
 
 /** Share of evaluations a candidate answers while on trial; the rest go to the latest version. */
 export const CANDIDATE_SHARE = 0.5;
-/** A proposal is made after this many new evaluations with feedback on the metrics (and the optimiser's minimum). */
+/** A proposal is made after this many new evaluations with feedback on the metrics (and the optimizer's minimum). */
 export const PROPOSE_EVERY = 50;
 /** The most recent evaluations with feedback a proposal learns from: older ones may describe a world that has changed. */
 export const WINDOW = 2000;
@@ -40,7 +40,7 @@ export const STATE_FRESH_MS = 1000;
 const WRITE_ATTEMPTS = 5;
 
 /**
- * The most evaluations with feedback that one optimisation or proposal reads: the newest. Bounds the
+ * The most evaluations with feedback that one optimization or proposal reads: the newest. Bounds the
  * memory and time of learning whatever the log's size; what it costs in accuracy: docs/LEARNING.md,
  * "What learning reads".
  */
@@ -138,12 +138,6 @@ async function againOnConflict<T>(write: () => Promise<T>): Promise<T> {
     }
   }
 }
-
-const definitionOf = (version: Pick<AgentDefinition, 'inputs' | 'outputs' | 'rules'>) => ({
-  inputs: version.inputs,
-  outputs: version.outputs,
-  rules: version.rules,
-});
 
 /**
  * Runs autopilot's background work, one agent at a time, after the responses that call `nudge`:
@@ -405,16 +399,7 @@ export class Autopilot {
       await this.#settle(userID, state, { ...state, ...seen });
       return;
     }
-    const definition = definitionOf(result.definition);
-    const body = {
-      name: agent.name,
-      inputs: structuredClone(definition.inputs) as AgentRecord['inputs'],
-      outputs: structuredClone(definition.outputs) as AgentRecord['outputs'],
-      rules: [...definition.rules],
-      performance: agent.performance!,
-      ...(agent.operators ? { operators: agent.operators } : {}),
-    };
-    const parsedRules = [...compileOrReject(body).parsedRules];
+    const { body, parsedRules } = versionBody(agent.name, result.definition, agent.performance);
     const evidence = {
       evaluationsUsed: result.evaluationsUsed,
       estimate: { before: result.before, after: result.after },

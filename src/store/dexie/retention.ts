@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie';
-import type { RetentionPolicy } from '../schema/retention.js';
+import type { RetentionPolicy } from '../../schema/retention.js';
 import type { FuzzboxDatabase } from './database.js';
-import { keepLogs } from './evaluations.js';
-import type { LogGroupRecord } from './records.js';
+import { keepLogs } from './log-groups.js';
+import type { LogGroupRecord } from '../records.js';
 import { feedbackOfGroup } from './feedback.js';
 import { applyTallies, count } from './tallies.js';
 

@@ -1,13 +1,15 @@
 // The replica's side of sync in IndexedDB (docs/SYNC.md): what is not yet pushed, and the
 // server's records merged with the checkpoint that covers them, in one transaction.
 import { Dexie } from 'dexie';
-import type { BackupRecord } from '../schema/backup.js';
-import type { AutopilotLine } from '../schema/sync.js';
-import { agentLine, deletionLine, evaluationLine, feedbackLine, importLines, importTables, versionLine, type ImportRecord } from './backup.js';
+import type { BackupRecord } from '../../schema/backup.js';
+import type { AutopilotLine } from '../../schema/sync.js';
+import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
+import type { Merged, Pushable } from '../sync-replica.js';
+import { importLines, importTables } from './backup.js';
 import type { FuzzboxDatabase } from './database.js';
-import { logsOf } from './evaluations.js';
-import { newId } from './ids.js';
-import type { AgentRecord, DeletedAgentRecord, PushCursor, SyncStateRecord } from './records.js';
+import { logsOf } from './log-groups.js';
+import { newId } from '../ids.js';
+import type { AgentRecord, DeletedAgentRecord, PushCursor, SyncStateRecord } from '../records.js';
 
 /** Log groups read per step while collecting what to push. */
 const GROUP_STEP = 32;
@@ -87,14 +89,6 @@ export function mergePulled(
   });
 }
 
-/** What a merge of pulled records stored: counts, the versions new here, the agents whose autopilot state changed. */
-export interface Merged {
-  imported: number;
-  unchanged: number;
-  newVersions: Array<{ id: string; agentID: string }>;
-  autopilot: string[];
-}
-
 /**
  * Takes the server's autopilot state of an agent of the account (docs/SYNC.md, "Learning"):
  * on or off, each output's spread, and the candidate to serve to its share of traffic, defined as its version is (a
@@ -125,15 +119,6 @@ async function followAutopilot(db: FuzzboxDatabase, userID: string, line: Autopi
 /** The log groups keyed above `from` and, when a batch is unfinished, below its `floor`. */
 const groupsBetween = (db: FuzzboxDatabase, from: number, floor: number | undefined) =>
   floor === undefined ? db.logGroups.where(':id').above(from) : db.logGroups.where(':id').between(from, floor, false, false);
-
-export interface Pushable {
-  /** in an order where each refers only to records before it or already on the server */
-  records: BackupRecord[];
-  /** the cursor once the server has stored `records` */
-  next: PushCursor;
-  /** whether more is waiting beyond `limit` */
-  more: boolean;
-}
 
 /**
  * What this replica wrote and has not pushed, about `limit` logs and feedback at most, read in
@@ -211,13 +196,4 @@ export async function countPending(db: FuzzboxDatabase, userID: string, cursor: 
     await db.feedback.where(':id').above(cursor.feedback).each((record) => void (record.userID === userID && !record.merged && pending++));
     return pending;
   });
-}
-
-/** What a replicator needs of the store it keeps in step with a server: IndexedDB's, through Dexie. */
-export interface SyncReplica {
-  readSyncState(userID: string, url: string): Promise<SyncStateRecord>;
-  updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>): Promise<SyncStateRecord>;
-  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]): Promise<Merged>;
-  readPushable(userID: string, cursor: PushCursor, limit: number): Promise<Pushable>;
-  countPending(userID: string, cursor: PushCursor): Promise<number>;
 }

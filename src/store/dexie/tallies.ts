@@ -1,5 +1,6 @@
 import { Dexie } from 'dexie';
 import type { FuzzboxDatabase } from './database.js';
+import { isQuotaExceeded } from './quota.js';
 
 /** Changes to accounts' tallies: userID → evaluations and feedback added (negative: removed). */
 export type TallyChanges = Map<string, { evaluations: number; feedback: number }>;
@@ -61,4 +62,21 @@ export function readTally(db: FuzzboxDatabase, userID: string): Promise<{ evalua
     await db.tallies.put({ userID, evaluations, feedback }).catch(() => undefined);
     return { evaluations, feedback };
   });
+}
+
+/** Takes erased logs and feedback off an account's tally, inside the erasing transaction. */
+export type CountDown = (userID: string, evaluations: number, feedback: number) => Promise<void>;
+
+/**
+ * An erasure that takes what it erased off the tally: `erase(countDown)` runs its transaction. On
+ * a full disk, where even the tally's put is refused, it runs again with the tally dropped
+ * instead, to be recounted: a transaction that only deletes commits on a full disk.
+ */
+export async function eraseCounted(db: FuzzboxDatabase, erase: (countDown: CountDown) => Promise<void>): Promise<void> {
+  try {
+    await erase((userID, evaluations, feedback) => applyTallies(db, count(new Map(), userID, -evaluations, -feedback)));
+  } catch (error) {
+    if (!isQuotaExceeded(error)) throw error;
+    await erase((userID) => dropTally(db, userID));
+  }
 }
