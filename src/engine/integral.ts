@@ -158,8 +158,12 @@ const XGK = [0.991455371120812639206854697526329, 0.9491079123427585245261896840
 const WGK = [0.02293532201052922496373200805896959, 0.063092092629978553290700663189204, 0.104790010322250183839876322541518, 0.140653259715525918745189590510238, 0.16900472663926790282658342659855, 0.190350578064785409913256402421014, 0.204432940075298892414161999234649, 0.209482141084727828012999174891714];
 const WG = [0.129484966168869693270611432679082, 0.27970539148927666790146777142378, 0.381830050505118944950369775488975, 0.417959183673469387755102040816327];
 
-/** ∫ f, ∫ x f, ∫ f²/2 over [a, b]: its Kronrod estimates into out[0..2], returning the largest difference from Gauss, relative. */
-function kronrod(plan: IntegralPlan, active: Activated, a: number, b: number, out: Float64Array): number {
+/**
+ * ∫ f, ∫ x f, ∫ f²/2 over [a, b]: the Kronrod estimates into out[0..2]; returns whether each is
+ * within its tolerance of the Gauss estimate: TOLERANCE of itself, or ABSOLUTE_TOLERANCE of the
+ * piece's width (times its largest |x| for the moment), whichever is larger — degrees are at most 1.
+ */
+function kronrod(plan: IntegralPlan, active: Activated, a: number, b: number, out: Float64Array): boolean {
   const centre = a + (b - a) / 2;
   const half = (b - a) / 2;
   let k0 = 0, k1 = 0, k2 = 0, g0 = 0, g1 = 0, g2 = 0;
@@ -182,27 +186,30 @@ function kronrod(plan: IntegralPlan, active: Activated, a: number, b: number, ou
   out[0] = k0 * half;
   out[1] = k1 * half;
   out[2] = k2 * half;
-  const relative = (k: number, g: number, scale: number) => Math.abs(k - g) * half / Math.max(scale, 1e-300);
-  const xScale = Math.max(Math.abs(a), Math.abs(b));
-  return Math.max(relative(k0, g0, Math.abs(out[0]!)), relative(k1, g1, xScale * Math.abs(out[0]!)), relative(k2, g2, Math.abs(out[2]!)));
+  const width = b - a;
+  const reach = Math.max(Math.abs(a), Math.abs(b));
+  const within = (k: number, g: number, scale: number) => Math.abs(k - g) * half <= Math.max(TOLERANCE * Math.abs(k * half), ABSOLUTE_TOLERANCE * scale);
+  return within(k0, g0, width) && within(k1, g1, width * reach) && within(k2, g2, width);
 }
 
-/** The relative error each piece is integrated to. */
+/** The relative error each piece is integrated to... */
 const TOLERANCE = 1e-12;
-/** How often a piece may be halved: smooth pieces converge within a few. */
-const MAX_DEPTH = 40;
+/** ...or, where a piece's integral is tiny, its absolute error per unit of width (degrees are at most 1). */
+const ABSOLUTE_TOLERANCE = 1e-13;
+/** How often a piece may be halved: smooth pieces converge within a few, a missed jump within about 40. */
+const MAX_DEPTH = 48;
 
 /** Adaptive Gauss–Kronrod over [a, b], adding ∫ f, ∫ x f, ∫ f²/2 into sums. */
 function integrate(plan: IntegralPlan, active: Activated, a: number, b: number, sums: Float64Array, depth = 0): void {
   const out = new Float64Array(3);
-  const error = kronrod(plan, active, a, b, out);
-  if (error <= TOLERANCE || depth >= MAX_DEPTH || !(b - a > Math.abs(a) * 1e-15)) {
+  const converged = kronrod(plan, active, a, b, out);
+  const middle = a + (b - a) / 2;
+  if (converged || depth >= MAX_DEPTH || middle <= a || middle >= b) {
     sums[0]! += out[0]!;
     sums[1]! += out[1]!;
     sums[2]! += out[2]!;
     return;
   }
-  const middle = a + (b - a) / 2;
   integrate(plan, active, a, middle, sums, depth + 1);
   integrate(plan, active, middle, b, sums, depth + 1);
 }

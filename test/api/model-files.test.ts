@@ -156,8 +156,11 @@ describe('the operators setting', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.issues).toEqual(
       expect.arrayContaining([
-        { path: 'operators.and', message: 'and is "min" or "product"' },
-        { path: 'operators', message: 'unknown operator "xor": an agent chooses "and", "or" and "implication"' },
+        { path: 'operators.and', message: 'and is "min" or "product" or "boundedDifference" or "drasticProduct" or "einsteinProduct" or "hamacherProduct" or "nilpotentMinimum"' },
+        {
+          path: 'operators',
+          message: 'unknown operator "xor": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
+        },
       ]),
     );
   });
