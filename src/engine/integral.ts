@@ -7,9 +7,9 @@
 // a relative error of 1e-12 (exact for polynomials up to degree 22, so piecewise-linear and
 // quadratic pieces are exact). docs/ENGINE.md, "Term kinds, universes, operators".
 
-import { hedgeChain, normBranch, sNorm, tNorm } from './norms.js';
+import { normBranch, sNorm, tNorm } from './norms.js';
 import { termBreakpoints, termDegree, type CompiledTerm } from './terms.js';
-import type { ActivationLayout } from './activation.js';
+import { conclusionDegree, concludingPairs, type ActivationLayout } from './activation.js';
 import { drawCurve } from './drawing.js';
 import type { Polygon } from './types.js';
 
@@ -48,18 +48,7 @@ export function planIntegral(
   const [low, high] = universe;
   const inside = terms.flatMap(termBreakpoints).filter((x) => x > low && x < high);
   const breakpoints = Float64Array.from([...new Set([low, ...inside, high])].sort((p, q) => p - q));
-  const pairRule: number[] = [];
-  const pairConclusion: number[] = [];
-  const { conclusionStart, conclusionSets } = activation;
-  for (let r = 0; r + 1 < conclusionStart.length; r++) {
-    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
-      if (conclusionSets[c]! >= firstSet && conclusionSets[c]! < firstSet + terms.length) {
-        pairRule.push(r);
-        pairConclusion.push(c);
-      }
-    }
-  }
-  return { low, high, firstSet, terms, implication, aggregation, defuzzification, breakpoints, pairRule: Int32Array.from(pairRule), pairConclusion: Int32Array.from(pairConclusion) };
+  return { low, high, firstSet, terms, implication, aggregation, defuzzification, breakpoints, ...concludingPairs(activation, firstSet, terms.length) };
 }
 
 /** The activated terms of one evaluation: term j (an index into plan.terms) reached to degree w_j. */
@@ -81,12 +70,11 @@ function activated(plan: IntegralPlan, activation: ActivationLayout, strengths: 
     }
   } else {
     for (let p = 0; p < plan.pairRule.length; p++) {
-      const strength = strengths[plan.pairRule[p]!]!;
-      if (strength === 0) continue;
       const c = plan.pairConclusion[p]!;
-      const hedges = activation.conclusionHedges[c]!;
+      const w = conclusionDegree(activation, strengths, plan.pairRule[p]!, c);
+      if (w === 0) continue;
       term.push(activation.conclusionSets[c]! - plan.firstSet);
-      degree.push(hedges === 0 ? strength : hedgeChain(hedges, strength));
+      degree.push(w);
     }
   }
   return { term: Int32Array.from(term), degree: Float64Array.from(degree) };

@@ -8,18 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { activations, compileAgent, evaluate, type AgentDefinition, type TermDefinition } from '../../src/engine/index.js';
-
-/** mulberry32: a fixed sequence, so every run checks the same agents. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../../src/learn/random.js';
 
 const sigma = (slope: number, at: number, x: number) => 1 / (1 + Math.exp(-slope * (x - at)));
 const s = (a: number, b: number, x: number) => (x <= a ? 0 : x <= (a + b) / 2 ? 2 * ((x - a) / (b - a)) ** 2 : x < b ? 1 - 2 * ((x - b) / (b - a)) ** 2 : 1);
