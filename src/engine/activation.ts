@@ -273,3 +273,27 @@ export function activate(layout: ActivationLayout, degrees: Float64Array, stack:
     }
   }
 }
+
+/** The (rule, conclusion) pairs concluding output sets firstSet .. firstSet + count − 1, in rule order. */
+export function concludingPairs(layout: ActivationLayout, firstSet: number, count: number): { pairRule: Int32Array; pairConclusion: Int32Array } {
+  const pairRule: number[] = [];
+  const pairConclusion: number[] = [];
+  const { conclusionStart, conclusionSets } = layout;
+  for (let r = 0; r + 1 < conclusionStart.length; r++) {
+    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
+      if (conclusionSets[c]! >= firstSet && conclusionSets[c]! < firstSet + count) {
+        pairRule.push(r);
+        pairConclusion.push(c);
+      }
+    }
+  }
+  return { pairRule: Int32Array.from(pairRule), pairConclusion: Int32Array.from(pairConclusion) };
+}
+
+/** A conclusion's activation: its rule's strength through the conclusion's hedges; 0 when the rule did not fire. */
+export function conclusionDegree(layout: ActivationLayout, strengths: Float64Array, rule: number, conclusion: number): number {
+  const strength = strengths[rule]!;
+  if (strength === 0) return 0;
+  const hedges = layout.conclusionHedges[conclusion]!;
+  return hedges === 0 ? strength : hedgeChain(hedges, strength);
+}

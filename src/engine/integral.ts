@@ -7,9 +7,9 @@
 // a relative error of 1e-12 (exact for polynomials up to degree 22, so piecewise-linear and
 // quadratic pieces are exact). docs/ENGINE.md, "Term kinds, universes, operators".
 
-import { hedgeChain, normBranch, sNorm, tNorm } from './norms.js';
+import { normBranch, sNorm, tNorm } from './norms.js';
 import { termBreakpoints, termDegree, type CompiledTerm } from './terms.js';
-import type { ActivationLayout } from './activation.js';
+import { conclusionDegree, concludingPairs, type ActivationLayout } from './activation.js';
 import { drawCurve } from './drawing.js';
 import type { Polygon } from './types.js';
 
@@ -48,18 +48,7 @@ export function planIntegral(
   const [low, high] = universe;
   const inside = terms.flatMap(termBreakpoints).filter((x) => x > low && x < high);
   const breakpoints = Float64Array.from([...new Set([low, ...inside, high])].sort((p, q) => p - q));
-  const pairRule: number[] = [];
-  const pairConclusion: number[] = [];
-  const { conclusionStart, conclusionSets } = activation;
-  for (let r = 0; r + 1 < conclusionStart.length; r++) {
-    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
-      if (conclusionSets[c]! >= firstSet && conclusionSets[c]! < firstSet + terms.length) {
-        pairRule.push(r);
-        pairConclusion.push(c);
-      }
-    }
-  }
-  return { low, high, firstSet, terms, implication, aggregation, defuzzification, breakpoints, pairRule: Int32Array.from(pairRule), pairConclusion: Int32Array.from(pairConclusion) };
+  return { low, high, firstSet, terms, implication, aggregation, defuzzification, breakpoints, ...concludingPairs(activation, firstSet, terms.length) };
 }
 
 /** The activated terms of one evaluation: term j (an index into plan.terms) reached to degree w_j. */
@@ -81,12 +70,11 @@ function activated(plan: IntegralPlan, activation: ActivationLayout, strengths: 
     }
   } else {
     for (let p = 0; p < plan.pairRule.length; p++) {
-      const strength = strengths[plan.pairRule[p]!]!;
-      if (strength === 0) continue;
       const c = plan.pairConclusion[p]!;
-      const hedges = activation.conclusionHedges[c]!;
+      const w = conclusionDegree(activation, strengths, plan.pairRule[p]!, c);
+      if (w === 0) continue;
       term.push(activation.conclusionSets[c]! - plan.firstSet);
-      degree.push(hedges === 0 ? strength : hedgeChain(hedges, strength));
+      degree.push(w);
     }
   }
   return { term: Int32Array.from(term), degree: Float64Array.from(degree) };
@@ -198,20 +186,27 @@ const TOLERANCE = 1e-12;
 const ABSOLUTE_TOLERANCE = 1e-13;
 /** How often a piece may be halved: smooth pieces converge within a few, a missed jump within about 40. */
 const MAX_DEPTH = 48;
+/**
+ * Gauss–Kronrod rules one piece may take: a bound on the work where rounding makes the integrand
+ * noisy (a Hamacher sum near ab = 1 cancels), and no tolerance can be met; then the estimate taken is
+ * as good as the integrand's own digits.
+ */
+const MAX_RULES_PER_PIECE = 4000;
 
-/** Adaptive Gauss–Kronrod over [a, b], adding ∫ f, ∫ x f, ∫ f²/2 into sums. */
-function integrate(plan: IntegralPlan, active: Activated, a: number, b: number, sums: Float64Array, depth = 0): void {
+/** Adaptive Gauss–Kronrod over [a, b], adding ∫ f, ∫ x f, ∫ f²/2 into sums; `budget.rules` counts down the rules left. */
+function integrate(plan: IntegralPlan, active: Activated, a: number, b: number, sums: Float64Array, budget = { rules: MAX_RULES_PER_PIECE }, depth = 0): void {
   const out = new Float64Array(3);
   const converged = kronrod(plan, active, a, b, out);
+  budget.rules--;
   const middle = a + (b - a) / 2;
-  if (converged || depth >= MAX_DEPTH || middle <= a || middle >= b) {
+  if (converged || depth >= MAX_DEPTH || budget.rules <= 0 || middle <= a || middle >= b || Number.isNaN(out[0])) {
     sums[0]! += out[0]!;
     sums[1]! += out[1]!;
     sums[2]! += out[2]!;
     return;
   }
-  integrate(plan, active, a, middle, sums, depth + 1);
-  integrate(plan, active, middle, b, sums, depth + 1);
+  integrate(plan, active, a, middle, sums, budget, depth + 1);
+  integrate(plan, active, middle, b, sums, budget, depth + 1);
 }
 
 /** ∫ f over [a, b]. */
@@ -305,14 +300,14 @@ export function defuzzifyIntegral(plan: IntegralPlan, activation: ActivationLayo
     areas.push(sums[0]! - before);
   }
   const total = sums[0]!;
-  centroid[1] = total > 0 ? sums[2]! / total : 0;
+  // a set of no area (reached only at isolated points) has neither a centroid nor a maximum of any width
+  if (!(total > 0)) return false;
+  centroid[1] = sums[2]! / total;
   switch (plan.defuzzification) {
     case CENTROID:
-      if (!(total > 0)) return false;
       centroid[0] = Math.min(Math.max(sums[1]! / total, plan.low), plan.high);
       return true;
     case BISECTOR:
-      if (!(total > 0)) return false;
       centroid[0] = bisector(plan, active, bounds, areas, total);
       return true;
     default: {

@@ -129,11 +129,9 @@ function sShape(start: number, end: number, x: number): number {
   return 1;
 }
 
+/** fuzzylite's ZShape is 1 − its SShape (written out, its lower half rounds differently in the last bit). */
 function zShape(start: number, end: number, x: number): number {
-  if (x <= start) return 1;
-  if (x <= (start + end) / 2) return 1 - 2 * ((x - start) / (end - start)) ** 2;
-  if (x < end) return 2 * ((x - end) / (end - start)) ** 2;
-  return 0;
+  return 1 - sShape(start, end, x);
 }
 
 function discreteDegree(p: Float64Array, x: number): number {

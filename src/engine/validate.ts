@@ -150,7 +150,8 @@ function checkTerm(term: Record<string, unknown>, path: string, output: boolean,
  */
 function checkRangeWidth(sets: Record<string, unknown>, singular: string, name: string, path: string, issues: ValidationIssue[]): void {
   const [min, max] = variableUniverse(sets as Record<string, SetDefinition | TermDefinition>);
-  if (!Number.isFinite(max - min)) {
+  // (a variable of linear terms only has no points: nothing to span)
+  if (min <= max && !Number.isFinite(max - min)) {
     issues.push({
       path,
       message: `the points of ${singular} "${name}" span from ${min} to ${max}, a width beyond the largest number (about 1.8e+308); bring them closer together`,

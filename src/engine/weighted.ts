@@ -4,8 +4,8 @@
 // monotonic term's Tsukamoto value (the x where it reaches w). With aggregation `none` every
 // activation counts on its own; with an s-norm, the activations of one term are first combined.
 
-import type { ActivationLayout } from './activation.js';
-import { hedgeChain, sNorm } from './norms.js';
+import { conclusionDegree, concludingPairs, type ActivationLayout } from './activation.js';
+import { sNorm } from './norms.js';
 import { tsukamoto } from './terms.js';
 import type { Polygon, TermDefinition } from './types.js';
 
@@ -58,18 +58,6 @@ export function planWeighted(
       valueKind[s] = TSUKAMOTO_VALUE;
     }
   });
-  const pairRule: number[] = [];
-  const pairConclusion: number[] = [];
-  const { conclusionStart, conclusionSets } = activation;
-  for (let r = 0; r + 1 < conclusionStart.length; r++) {
-    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
-      const set = conclusionSets[c]!;
-      if (set >= firstSet && set < firstSet + n) {
-        pairRule.push(r);
-        pairConclusion.push(c);
-      }
-    }
-  }
   return {
     average,
     aggregation,
@@ -78,8 +66,7 @@ export function planWeighted(
     constants,
     coefficients,
     terms: definitions.map((term) => (term.type === 'constant' || term.type === 'linear' ? undefined : term)),
-    pairRule: Int32Array.from(pairRule),
-    pairConclusion: Int32Array.from(pairConclusion),
+    ...concludingPairs(activation, firstSet, n),
   };
 }
 
@@ -108,11 +95,9 @@ export function termWeights(plan: WeightedPlan, activation: ActivationLayout, st
   weights.fill(0);
   const { pairRule, pairConclusion } = plan;
   for (let p = 0; p < pairRule.length; p++) {
-    const strength = strengths[pairRule[p]!]!;
-    if (strength === 0) continue;
     const c = pairConclusion[p]!;
-    const hedges = activation.conclusionHedges[c]!;
-    const w = hedges === 0 ? strength : hedgeChain(hedges, strength);
+    const w = conclusionDegree(activation, strengths, pairRule[p]!, c);
+    if (w === 0) continue;
     const s = activation.conclusionSets[c]! - plan.firstSet;
     weights[s] = plan.aggregation < 0 ? weights[s]! + w : sNorm(plan.aggregation, weights[s]!, w);
   }
@@ -125,11 +110,9 @@ export function weighted(plan: WeightedPlan, activation: ActivationLayout, stren
   if (plan.aggregation < 0) {
     const { pairRule, pairConclusion } = plan;
     for (let p = 0; p < pairRule.length; p++) {
-      const strength = strengths[pairRule[p]!]!;
-      if (strength === 0) continue;
       const c = pairConclusion[p]!;
-      const hedges = activation.conclusionHedges[c]!;
-      const w = hedges === 0 ? strength : hedgeChain(hedges, strength);
+      const w = conclusionDegree(activation, strengths, pairRule[p]!, c);
+      if (w === 0) continue;
       sum += w * termValue(plan, activation.conclusionSets[c]! - plan.firstSet, w, values);
       total += w;
     }
