@@ -160,7 +160,7 @@ function checkRangeWidth(sets: Record<string, unknown>, singular: string, name: 
 }
 
 /** Checks inputs or outputs; returns them for checking rules against, or undefined when they are not even an object. */
-function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[], inputNames?: readonly string[]): Variables | undefined {
+function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[], declared: Record<string, unknown>, inputNames?: readonly string[]): Variables | undefined {
   const singular = kind === 'inputs' ? 'input' : 'output';
   if (!isRecord(value)) {
     issues.push({ path: kind, message: `must be an object mapping each ${singular} name to its sets, got ${showValue(value)}` });
@@ -183,7 +183,9 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
       continue;
     }
     const setNames = Object.keys(sets);
-    if (setNames.length === 0) issues.push({ path, message: `${singular} "${name}" needs at least one set` });
+    // a variable without sets is still a variable when its universe is declared (fuzzylite's MATLAB
+    // imports have inputs that no rule reads); without one it has nothing to be
+    if (setNames.length === 0 && !Object.hasOwn(declared, name)) issues.push({ path, message: `${singular} "${name}" needs at least one set` });
     if (setNames.length > MAX_SETS) {
       issues.push({ path, message: `${singular} "${name}" has ${setNames.length} sets; a variable has at most ${MAX_SETS}` });
       continue;
@@ -349,6 +351,12 @@ function checkOperators(value: unknown, issues: ValidationIssue[], inputs?: Vari
   }
 }
 
+/** Whether every set of a variable is a constant or linear term (nothing with a shape over the range). */
+function onlyWeightedTerms(sets: Record<string, unknown> | undefined): boolean {
+  const all = sets ? Object.values(sets) : [];
+  return all.length > 0 && all.every((set) => isRecord(set) && (set.type === 'constant' || set.type === 'linear'));
+}
+
 function checkRanges(given: unknown, path: string, issues: ValidationIssue[], inputs?: Variables, outputs?: Variables): void {
   if (!isRecord(given)) {
     issues.push({ path, message: `ranges map variable name → [min, max], got ${showValue(given)}` });
@@ -357,7 +365,10 @@ function checkRanges(given: unknown, path: string, issues: ValidationIssue[], in
   for (const [name, range] of Object.entries(given)) {
     const known = (inputs && Object.hasOwn(inputs, name)) || (outputs && Object.hasOwn(outputs, name));
     if (!known) issues.push({ path: `${path}.${name}`, message: `unknown variable ${showValue(name)}: ranges name inputs and outputs` });
-    const valid = Array.isArray(range) && range.length === 2 && range.every((v) => typeof v === 'number' && Number.isFinite(v)) && range[0] < range[1] && Number.isFinite(range[1] - range[0]);
+    // an output of constant and linear terms only is weighed, never integrated over its range, so
+    // its range may be a single point (MATLAB writes 0 0 for one: juggler)
+    const pointRange = outputs !== undefined && Object.hasOwn(outputs, name) && onlyWeightedTerms(outputs[name]);
+    const valid = Array.isArray(range) && range.length === 2 && range.every((v) => typeof v === 'number' && Number.isFinite(v)) && (range[0] < range[1] || (pointRange && range[0] === range[1])) && Number.isFinite(range[1] - range[0]);
     if (!valid) issues.push({ path: `${path}.${name}`, message: `a range is [min, max], finite numbers with min < max, got ${showValue(range)}` });
   }
 }
@@ -419,8 +430,9 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
   if (!isRecord(definition)) {
     return { issues: [{ path: '', message: `an agent must be an object with inputs, outputs and rules, got ${showValue(definition)}` }] };
   }
-  const inputs = checkVariables(definition.inputs, 'inputs', issues);
-  const outputs = checkVariables(definition.outputs, 'outputs', issues, inputs && Object.keys(inputs));
+  const declared = isRecord(definition.operators) && isRecord(definition.operators.ranges) ? definition.operators.ranges : {};
+  const inputs = checkVariables(definition.inputs, 'inputs', issues, declared);
+  const outputs = checkVariables(definition.outputs, 'outputs', issues, declared, inputs && Object.keys(inputs));
   // (a variable over MAX_SETS is reported on its own)
   const setCounts = outputs ? Object.values(outputs).map((sets) => (sets ? Object.keys(sets).length : 0)) : [];
   const outputSets = setCounts.reduce((sum, count) => sum + count, 0);

@@ -99,6 +99,25 @@ describe('weighted outputs', () => {
     // at x = 4: 0.4 on the ramp's 4, 0.6 on the sigmoid's 5 + ln(0.6 / 0.4)
     expect(evaluate(agent, { x: 4 }).crisp.y).toBeCloseTo(0.4 * 4 + 0.6 * (5 + Math.log(1.5)), 12);
   });
+  it('a weighted output may declare a single-point range (MATLAB writes 0 0); a shaped one may not', () => {
+    const outputs = { y: { two: { type: 'constant', value: 2 }, line: { type: 'linear', coefficients: { x: 2 }, constant: 1 } } } as const;
+    const rules = ['IF x IS low THEN y IS two', 'IF x IS high THEN y IS line'];
+    const pointRange = compileAgent({ inputs, outputs, rules, operators: { ranges: { y: [0, 0] } } });
+    expect(evaluate(pointRange, { x: 3 }).crisp.y).toBeCloseTo(0.3 * 2 + 0.7 * 7, 12);
+    const shaped = { y: { up: { type: 'ramp', start: 0, end: 10 } } } as const;
+    expect(() => compileAgent({ inputs, outputs: shaped, rules: ['IF x IS low THEN y IS up'], operators: { ranges: { y: [0, 0] } } })).toThrow(
+      'a range is [min, max], finite numbers with min < max, got [0,0]',
+    );
+  });
+  it('an input without sets is an input when its range is declared (a MATLAB input no rule reads); without one it is an issue', () => {
+    const outputs = { y: { two: { type: 'constant', value: 2 }, line: { type: 'linear', coefficients: { x: 2, unused: 5 }, constant: 1 } } } as const;
+    const rules = ['IF x IS low THEN y IS two', 'IF x IS high THEN y IS line'];
+    const agent = compileAgent({ inputs: { ...inputs, unused: {} }, outputs, rules, operators: { ranges: { unused: [-1, 1] } } });
+    expect(agent.inputs.unused).toEqual({ range: [-1, 1], sets: [] });
+    // a linear conclusion still reads the input's value: 0.3·2 + 0.7·(2·3 + 5·0.5 + 1)
+    expect(evaluate(agent, { x: 3, unused: 0.5 }).crisp.y).toBeCloseTo(0.3 * 2 + 0.7 * 9.5, 12);
+    expect(() => compileAgent({ inputs: { ...inputs, unused: {} }, outputs, rules })).toThrow('input "unused" needs at least one set');
+  });
 });
 
 describe('universes, threshold, default', () => {
