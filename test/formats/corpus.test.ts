@@ -54,12 +54,33 @@ function resolutions(fll: string): Map<string, number | undefined> {
   return found;
 }
 
+/**
+ * The inputs fuzzylite evaluated, which the .fld prints rounded to 9 decimals: its exporter samples
+ * each input at min + i · range / n (n + 1 values over the variable's range), so a printed value
+ * within the rounding (5e-10) of a sample is that sample. (Through a linear term of slope 75 the
+ * rounding alone moves an output by 4e-8: cubic_approximator.)
+ */
+function exactInputs(agent: CompiledAgent, published: { names: string[]; rows: number[][] }): (row: number[]) => Record<string, number> {
+  const samplers = Object.keys(agent.inputs).map((name) => {
+    const column = published.names.indexOf(name);
+    const [min, max] = agent.inputs[name]!.range;
+    const intervals = new Set(published.rows.map((row) => row[column])).size - 1;
+    const exact = (printed: number) => {
+      if (intervals < 1) return printed;
+      const sample = min + Math.round(((printed - min) * intervals) / (max - min)) * ((max - min) / intervals);
+      return Math.abs(sample - printed) <= 5e-10 ? sample : printed;
+    };
+    return (row: number[]) => [name, exact(row[column]!)] as const;
+  });
+  return (row) => Object.fromEntries(samplers.map((sample) => sample(row)));
+}
+
 /** The largest difference from the published outputs, each in units of its tolerance (≤ 1 passes). */
 function worstAgainst(agent: CompiledAgent, published: { names: string[]; rows: number[][] }, resolution: Map<string, number | undefined>): number {
   let worst = 0;
-  const inputs = Object.keys(agent.inputs);
+  const inputsOf = exactInputs(agent, published);
   for (const row of published.rows) {
-    const crisp = evaluate(agent, Object.fromEntries(inputs.map((name) => [name, row[published.names.indexOf(name)]!]))).crisp;
+    const crisp = evaluate(agent, inputsOf(row)).crisp;
     for (const output of Object.keys(agent.outputs)) {
       const column = published.names.indexOf(output);
       if (column < 0) continue;
