@@ -29,6 +29,37 @@ const CANNOT_HOLD: Readonly<Record<string, string>> = {
   rule: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition',
 };
 
+/**
+ * Models that import and round-trip but whose .fld fuzzbox does not reproduce, each with its reason;
+ * the test asserts the difference and that the reason accounts for all of it.
+ *
+ * sugeno_tip_calculator: fuzzylite (Consequent::modify, up to 7.x) applies a conclusion's hedges to
+ * the rule's activation degree in place, so they carry on to every later conclusion of the rule:
+ * `THEN a IS extremely Low, b IS very Low, c IS Low` gives b very(extremely(w)) and c the same.
+ * Octave, which wrote the model, and fuzzbox hedge each conclusion on its own; the .fld holds
+ * fuzzylite's quirk, so the test rewrites the rules to carry the hedges and then requires a match.
+ */
+const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteComputes: (definition: AgentDefinition) => AgentDefinition }>> = {
+  'takagi-sugeno/octave/sugeno_tip_calculator': {
+    reason: "fuzzylite carries a conclusion's hedges on to the rule's later conclusions",
+    asFuzzyliteComputes: (definition) => ({ ...definition, rules: definition.rules.map(carryConclusionHedges) }),
+  },
+};
+
+/** `THEN a IS extremely L, b IS very L, c IS L` → `THEN a IS extremely L, b IS very extremely L, c IS very extremely L`. */
+function carryConclusionHedges(rule: string): string {
+  const [condition, conclusions] = rule.split(' THEN ');
+  let carried: string[] = [];
+  const rewritten = conclusions!.split(', ').map((conclusion) => {
+    const [variable, words] = conclusion.split(' IS ');
+    const own = words!.split(' ');
+    const set = own.pop()!;
+    carried = [...own, ...carried];
+    return `${variable} IS ${[...carried, set].join(' ')}`;
+  });
+  return `${condition} THEN ${rewritten.join(', ')}`;
+}
+
 /** The models: every .fld of the upstream layout (near-compatible/ and generated/ are copies and extras). */
 const models = sharedFiles('fuzzylite-examples')
   .filter((path) => path.endsWith('.fld') && !path.includes('/near-compatible/') && !path.includes('/generated/'))
@@ -105,7 +136,7 @@ function asFuzzylite(definition: AgentDefinition): AgentDefinition {
   return { ...definition, operators: { ...definition.operators, activationThreshold: 1e-6 } };
 }
 
-type Outcome = { imported: true; matched: boolean; worst: number; roundTrips: Partial<Record<ModelFormat, string>> } | { imported: false; construct: string; message: string };
+type Outcome = { imported: true; matched: boolean; worst: number; worstAsFuzzyliteComputes?: number; roundTrips: Partial<Record<ModelFormat, string>> } | { imported: false; construct: string; message: string };
 
 function outcome(model: string, format: ModelFormat): Outcome {
   let read: Model;
@@ -115,8 +146,11 @@ function outcome(model: string, format: ModelFormat): Outcome {
     if (!(error instanceof FormatError)) throw error;
     return { imported: false, construct: error.construct, message: error.message };
   }
-  const agent = compileAgent(asFuzzylite(read.definition));
-  const worst = worstAgainst(agent, fld(sharedText(`fuzzylite-examples/${model}.fld`)), resolutions(sharedText(`fuzzylite-examples/${model}.fll`)));
+  const published = fld(sharedText(`fuzzylite-examples/${model}.fld`));
+  const resolution = resolutions(sharedText(`fuzzylite-examples/${model}.fll`));
+  const worst = worstAgainst(compileAgent(asFuzzylite(read.definition)), published, resolution);
+  const known = KNOWN_DIFFERENCES[model];
+  const worstAsFuzzyliteComputes = known && worstAgainst(compileAgent(asFuzzylite(known.asFuzzyliteComputes(read.definition))), published, resolution);
   const roundTrips: Partial<Record<ModelFormat, string>> = {};
   for (const to of formats) {
     try {
@@ -127,7 +161,7 @@ function outcome(model: string, format: ModelFormat): Outcome {
       roundTrips[to] = `refused: ${error.message}`;
     }
   }
-  return { imported: true, matched: worst <= 1, worst, roundTrips };
+  return { imported: true, matched: worst <= 1, worst, worstAsFuzzyliteComputes, roundTrips };
 }
 
 describe('fuzzylite example corpus, every model in every format', () => {
@@ -143,7 +177,13 @@ describe('fuzzylite example corpus, every model in every format', () => {
           expect(Object.keys(CANNOT_HOLD), result.message).toContain(result.construct);
           return;
         }
-        expect(result.worst, `worst difference from ${model}.fld in tolerances`).toBeLessThanOrEqual(1);
+        if (result.worstAsFuzzyliteComputes === undefined) {
+          expect(result.worst, `worst difference from ${model}.fld in tolerances`).toBeLessThanOrEqual(1);
+        } else {
+          // a known difference: it is there, and its reason accounts for all of it
+          expect(result.worst, KNOWN_DIFFERENCES[model]!.reason).toBeGreaterThan(1);
+          expect(result.worstAsFuzzyliteComputes, KNOWN_DIFFERENCES[model]!.reason).toBeLessThanOrEqual(1);
+        }
         for (const to of formats) {
           const trip = result.roundTrips[to]!;
           // a format may refuse what it cannot write (FIS: one method per file), naming why; else it gives the same agent
