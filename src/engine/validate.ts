@@ -261,6 +261,13 @@ function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, ou
     const [inputColumn, outputColumn] = columns.get(ast)!;
     check('input', ast.input, undefined, [inputColumn, inputColumn]);
     check('output', ast.output, undefined, [outputColumn, outputColumn]);
+    // a variable may have no sets (its range declared), and then there is nothing to pair
+    const setless = (role: 'input' | 'output', variable: string, column: number, own?: Variables) => {
+      const sets = own && Object.hasOwn(own, variable) ? own[variable] : undefined;
+      if (sets && Object.keys(sets).length === 0) problems.push(`column ${column}: ${ast.type.toUpperCase()} pairs the sets of an input with those of an output, and ${role} "${variable}" has none`);
+    };
+    setless('input', ast.input, inputColumn, inputs);
+    setless('output', ast.output, outputColumn, outputs);
   }
   return problems;
 }

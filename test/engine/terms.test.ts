@@ -117,6 +117,15 @@ describe('weighted outputs', () => {
     // a linear conclusion still reads the input's value: 0.3·2 + 0.7·(2·3 + 5·0.5 + 1)
     expect(evaluate(agent, { x: 3, unused: 0.5 }).crisp.y).toBeCloseTo(0.3 * 2 + 0.7 * 9.5, 12);
     expect(() => compileAgent({ inputs: { ...inputs, unused: {} }, outputs, rules })).toThrow('input "unused" needs at least one set');
+    // INCREASES pairs sets, so a variable without any cannot take part (an issue at its column, not a crash)
+    const shaped = { z: { a: [0, 5], b: [5, 10] }, none: {} } as const;
+    const ranges = { unused: [-1, 1], none: [0, 1] } as const;
+    expect(() => compileAgent({ inputs: { ...inputs, unused: {} }, outputs: shaped, rules: ['unused INCREASES z'], operators: { ranges } })).toThrow(
+      'rules[0]: column 1: INCREASES pairs the sets of an input with those of an output, and input "unused" has none in rule "unused INCREASES z"',
+    );
+    expect(() => compileAgent({ inputs, outputs: shaped, rules: ['x DECREASES none'], operators: { ranges: { none: [0, 1] } } })).toThrow(
+      'rules[0]: column 13: DECREASES pairs the sets of an input with those of an output, and output "none" has none in rule "x DECREASES none"',
+    );
   });
 });
 
