@@ -2,7 +2,8 @@
 // the traced path, and evaluateBatch over 4096 inputs. Inputs vary on a grid so that every rule
 // and every branch of the geometry takes its turn.
 
-import { compileAgent, evaluate, evaluateBatch, type Inputs } from '../src/engine/index.js';
+import { readFileSync } from 'node:fs';
+import { compileAgent, evaluate, evaluateBatch, type AgentDefinition, type Inputs } from '../src/engine/index.js';
 import { tipperDefinition } from '../test/engine/tipper.js';
 
 const tipper = compileAgent(tipperDefinition);
@@ -49,6 +50,36 @@ const product = measure(inputs.length, () => {
   for (const item of inputs) sink += evaluate(productTipper, item).crisp.tip ?? 0;
 });
 
+// MATLAB's tipper (tipper.fis as fuzzylite ships it): Gaussian service, trapezoid food, triangle
+// tip over declared ranges; the output stays on the exact piecewise-linear path.
+const gaussian = (mean: number) => ({ type: 'gaussian', mean, standardDeviation: 1.5 }) as const;
+const matlabTipper = compileAgent({
+  inputs: {
+    service: { poor: gaussian(0), good: gaussian(5), excellent: gaussian(10) },
+    food: { rancid: { type: 'trapezoid', vertexA: 0, vertexB: 0, vertexC: 1, vertexD: 3 }, delicious: { type: 'trapezoid', vertexA: 7, vertexB: 9, vertexC: 10, vertexD: 10 } },
+  },
+  outputs: { tip: { cheap: [0, 5, 10], average: [10, 15, 20], generous: [20, 25, 30] } },
+  rules: [
+    'IF service IS poor OR food IS rancid THEN tip IS cheap',
+    'IF service IS good THEN tip IS average',
+    'IF service IS excellent OR food IS delicious THEN tip IS generous',
+  ],
+  operators: { ranges: { service: [0, 10], food: [0, 10], tip: [0, 30] } },
+});
+const matlab = measure(inputs.length, () => {
+  for (const item of inputs) sink += evaluate(matlabTipper, item).crisp.tip ?? 0;
+});
+
+// invkine1, MATLAB's 49-rule ANFIS model (takagi-sugeno/matlab in fuzzylite's examples): two inputs
+// with seven generalized bells each, one output of 49 linear terms, weighted average. bench/models
+// holds it as JSON, converted from invkine1.fll.
+const invkine1 = compileAgent(JSON.parse(readFileSync(new URL('models/invkine1.json', import.meta.url), 'utf8')) as AgentDefinition);
+const armInputs: Inputs[] = [];
+for (let i = 0; i < 64; i++) for (let j = 0; j < 64; j++) armInputs.push({ input1: -6.287 + (i * 23.287) / 63, input2: (j * 16.972) / 63 });
+const sugeno = measure(armInputs.length, () => {
+  for (const item of armInputs) sink += evaluate(invkine1, item).crisp.output ?? 0;
+});
+
 /**
  * The worst case the size limits allow for one evaluation, roughly: 1000 output sets (10 outputs ×
  * 100 sets, the limit), every set of an output overlapping every other over most of the range (so
@@ -86,6 +117,8 @@ console.log(`fast path           ${format(fast)} evaluations/s   (target ≥ 5,0
 console.log(`with trace          ${format(traced)} evaluations/s   (target ≥ 300,000)`);
 console.log(`evaluateBatch(4096) ${format(batch)} evaluations/s`);
 console.log(`fast path, product  ${format(product)} evaluations/s   (AND, implication: product; OR: probabilistic sum)`);
+console.log(`MATLAB tipper       ${format(matlab)} evaluations/s   (Gaussian inputs; target ≥ 1,000,000)`);
+console.log(`invkine1            ${format(sugeno)} evaluations/s   (49-rule Takagi–Sugeno, bell inputs, linear outputs; target ≥ 1,000,000)`);
 console.log('at the size limits: 10 outputs × 100 overlapping sets, all reached (slowest of 3 inputs, best of 3 runs each)');
 console.log(`one evaluation      ${limits.fast.toFixed(0).padStart(12)} ms`);
 console.log(`one with trace      ${limits.traced.toFixed(0).padStart(12)} ms`);

@@ -94,7 +94,9 @@ export class AgentEditor {
 export function definitionHints(variables: AgentBody['inputs'], kind: 'input' | 'output'): string[] {
   const hints: string[] = [];
   for (const [variable, sets] of Object.entries(variables)) {
-    const points = Object.values(sets).flat();
+    // only the fuzzy.ai arrays have points that make the variable's range; a term kind names its own
+    const arrays = Object.values(sets).filter((definition): definition is number[] => Array.isArray(definition));
+    const points = arrays.flat();
     const range = [Math.min(...points), Math.max(...points)] as const;
     const seen = new Map<string, string>();
     for (const [set, definition] of Object.entries(sets)) {
@@ -105,6 +107,7 @@ export function definitionHints(variables: AgentBody['inputs'], kind: 'input' | 
         continue; // what the set does was said of its twin
       }
       seen.set(key, set);
+      if (!Array.isArray(definition)) continue;
       const [low, high] = definition as [number, number];
       if (definition.length === 2 && low < high && low + high === range[0] + range[1]) {
         hints.push(

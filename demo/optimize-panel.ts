@@ -85,8 +85,9 @@ export function explainOptimization(answer: OptimizeResult, before: AgentDefinit
     if (change.kind === 'set') sets.set(`${change.side} ${change.variable} ${change.set}`, change);
   }
   for (const { side, variable, set } of sets.values()) {
-    const from = before[side][variable]![set]!;
-    const to = after[side][variable]![set]!;
+    // a change names a point of a set, so both are points (tuning leaves terms named by their kind alone)
+    const from = before[side][variable]![set] as readonly number[];
+    const to = after[side][variable]![set] as readonly number[];
     const shift = mean(to) - mean(from);
     const widthFrom = from.at(-1)! - from[0]!;
     const widthTo = to.at(-1)! - to[0]!;

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
-const order = ['engine', 'service', 'learn', 'autopilot', 'lemonade', 'family', 'learning-cost', 'browser', 'scale', 'server', 'sync', 'hold'];
+const order = ['engine', 'formats', 'service', 'learn', 'autopilot', 'lemonade', 'family', 'learning-cost', 'browser', 'scale', 'server', 'sync', 'hold'];
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
 for (const name of order) {

@@ -1,7 +1,7 @@
 import { otherCharset } from '../schema/charset.js';
 import { ApiError, clipPath } from '../schema/errors.js';
 import { reservedKeyIn } from '../schema/reserved-keys.js';
-import { agentBodyFromModel, modelFormatOf } from './model-files.js';
+import { agentBodyFromModel, modelFileHint, modelFormatOf } from './model-files.js';
 
 /** 1 MiB (docs/REST.md, "Errors": PayloadTooLarge). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -87,7 +87,7 @@ export async function readJsonBody(request: Request, optional: boolean, modelFil
     body = modelFormat ? agentBodyFromModel(modelFormat, text) : JSON.parse(text);
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})`);
+    throw new ApiError('InvalidRequest', `the body is not valid JSON (${(error as Error).message})${modelFiles ? modelFileHint(text) : ''}`);
   }
   const reserved = reservedKeyIn(text, body);
   if (reserved !== undefined) {

@@ -1,7 +1,7 @@
 // Model files over REST (docs/REST.md, "Model files"): POST /agent and PUT /agent/:id take FCL, FLL and FIS bodies by
 // their Content-Type, and GET /agent/:id and GET /version/:id answer in them when Accept prefers one.
 
-import { FormatError, MEDIA_TYPES, readModel, writeModel, type Model, type ModelFormat } from '../formats/index.js';
+import { FormatError, MEDIA_TYPES, modelFormatOfText, readModel, writeModel, type Model, type ModelFormat } from '../formats/index.js';
 import { ApiError } from '../schema/errors.js';
 
 const FORMATS = Object.entries(MEDIA_TYPES).map(([format, mediaType]) => ({ format: format as ModelFormat, mediaType }));
@@ -17,12 +17,23 @@ export function agentBodyFromModel(format: ModelFormat, text: string): unknown {
     const { name, definition } = readModel(format, text);
     return { name, ...definition };
   } catch (error) {
-    if (!(error instanceof FormatError)) throw error;
+    const looksLike = modelFormatOfText(text);
+    if (looksLike !== undefined && looksLike !== format) {
+      throw new ApiError('InvalidRequest', `this is ${looksLike === 'fll' ? 'an' : 'a'} ${looksLike.toUpperCase()} file, not ${format.toUpperCase()}: send it with "Content-Type: ${MEDIA_TYPES[looksLike]}"`);
+    }
+    // a reader's own failure is still a fault of the file as far as the sender can act on it: say so, with no line
+    if (!(error instanceof FormatError)) throw new ApiError('ValidationError', `the ${format.toUpperCase()} file cannot be read: ${(error as Error).message}`);
     const where = error.line > 0 ? `line ${error.line}` : format.toUpperCase();
     throw new ApiError('ValidationError', `the ${format.toUpperCase()} file cannot be read: ${error.message}`, {
       issues: [{ path: where, message: `${error.construct}: ${error.message}` }],
     });
   }
+}
+
+/** The hint for a body that is no JSON: a model file sent as JSON names the Content-Type it needs. */
+export function modelFileHint(text: string): string {
+  const format = modelFormatOfText(text);
+  return format === undefined ? '' : `; this is ${format === 'fll' ? 'an' : 'a'} ${format.toUpperCase()} file: send it with "Content-Type: ${MEDIA_TYPES[format]}"`;
 }
 
 /**

@@ -5,7 +5,8 @@
 // one OR of them (the common case), otherwise as postfix operations; the operators are chosen here,
 // at compile time, so that the loop never asks which AND or OR the agent uses.
 
-import type { Condition, IfRule, Operators } from './types.js';
+import { hedgeChain, packHedges, S_NORM_CODES, sNorm, T_NORM_CODES, tNorm } from './norms.js';
+import type { Condition, IfRule, SNorm, TNorm } from './types.js';
 import type { IndexedVariables } from './variables.js';
 
 /** How a rule's condition is computed: one AND (or OR) of literals under the agent's operator, or postfix. */
@@ -22,6 +23,21 @@ export const AND_MIN = 2;
 export const AND_PRODUCT = 3;
 export const OR_MAX = 4;
 export const OR_PROBABILISTIC_SUM = 5;
+/** AND (OR) of opArg operands under the t-norm (s-norm) opNorms[k], for the norms beyond the first two */
+export const AND_NORM = 6;
+export const OR_NORM = 7;
+/** the top of the stack through the packed hedges opArg */
+export const HEDGE = 8;
+/** `x IS any`: the loaded degree becomes 1, or stays NaN when x is missing */
+export const ANY_DEGREE = 9;
+
+/** The AND and OR of conditions, and the threshold a rule's activation must reach to fire. */
+export interface ActivationOperators {
+  readonly and: TNorm;
+  readonly or: SNorm;
+  /** absent: above 0 */
+  readonly activationThreshold?: number;
+}
 
 export interface ActivationLayout {
   /** the text of each expanded rule: as written, or canonical for an expanded INCREASES/DECREASES */
@@ -36,19 +52,27 @@ export interface ActivationLayout {
   readonly opStart: Int32Array;
   readonly ops: Int32Array;
   readonly opArgs: Int32Array;
+  /** per operation: the norm of an AND_NORM or OR_NORM */
+  readonly opNorms: Int32Array;
   /** the deepest postfix stack any rule needs */
   readonly stackDepth: number;
   readonly weights: Float64Array;
   /** rule r concludes output sets conclusionSets[conclusionStart[r]] .. */
   readonly conclusionStart: Int32Array;
   readonly conclusionSets: Int32Array;
+  /** per conclusion: its packed hedges, which modify the rule's activation for it (as fuzzylite's Consequent); 0 for none */
+  readonly conclusionHedges: Int32Array;
+  /** a rule fires when its strength is at least this */
+  readonly threshold: number;
 }
 
 /** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
 function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | undefined {
+  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> =>
+    is.type === 'is' && !is.hedges && inputs.index.get(is.variable)!.has(is.set);
   const literal = (operand: Condition): number | undefined => {
-    if (operand.type === 'is') return inputs.index.get(operand.variable)!.get(operand.set)!;
-    if (operand.type === 'not' && operand.operand.type === 'is') return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;
+    if (plain(operand)) return inputs.index.get(operand.variable)!.get(operand.set)!;
+    if (operand.type === 'not' && plain(operand.operand)) return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;
     return undefined;
   };
   const operands = condition.type === 'and' || condition.type === 'or' ? condition.operands : [condition];
@@ -57,45 +81,74 @@ function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | 
 }
 
 /** Appends the postfix operations of a condition; returns the stack depth it needs. */
-function compileCondition(condition: Condition, inputs: IndexedVariables, operators: Required<Operators>, ops: number[], args: number[]): number {
+function compileCondition(condition: Condition, inputs: IndexedVariables, operators: ActivationOperators, ops: number[], args: number[], norms: number[]): number {
+  const push = (op: number, arg: number, norm = 0) => {
+    ops.push(op);
+    args.push(arg);
+    norms.push(norm);
+  };
   switch (condition.type) {
-    case 'is':
-      ops.push(LOAD);
-      args.push(inputs.index.get(condition.variable)!.get(condition.set)!);
+    case 'is': {
+      const sets = inputs.index.get(condition.variable)!;
+      const set = sets.get(condition.set);
+      if (set === undefined) {
+        // the hedge any (validation allowed no other unknown set): any set of x tells whether x is given
+        push(LOAD, sets.values().next().value!);
+        push(ANY_DEGREE, 0);
+      } else {
+        push(LOAD, set);
+      }
+      if (condition.hedges) push(HEDGE, packHedges(condition.hedges));
       return 1;
+    }
     case 'not': {
-      const depth = compileCondition(condition.operand, inputs, operators, ops, args);
-      ops.push(NOT);
-      args.push(0);
+      const depth = compileCondition(condition.operand, inputs, operators, ops, args, norms);
+      push(NOT, 0);
       return depth;
     }
     case 'and':
     case 'or': {
       let depth = 0;
       condition.operands.forEach((operand, i) => {
-        depth = Math.max(depth, i + compileCondition(operand, inputs, operators, ops, args));
+        depth = Math.max(depth, i + compileCondition(operand, inputs, operators, ops, args, norms));
       });
-      if (condition.type === 'and') ops.push(operators.and === 'product' ? AND_PRODUCT : AND_MIN);
-      else ops.push(operators.or === 'probabilisticSum' ? OR_PROBABILISTIC_SUM : OR_MAX);
-      args.push(condition.operands.length);
+      const count = condition.operands.length;
+      if (condition.type === 'and') {
+        if (operators.and === 'min' || operators.and === 'product') push(operators.and === 'product' ? AND_PRODUCT : AND_MIN, count);
+        else push(AND_NORM, count, T_NORM_CODES[operators.and]);
+      } else if (operators.or === 'max' || operators.or === 'probabilisticSum') {
+        push(operators.or === 'probabilisticSum' ? OR_PROBABILISTIC_SUM : OR_MAX, count);
+      } else {
+        push(OR_NORM, count, S_NORM_CODES[operators.or]);
+      }
       return depth;
     }
   }
 }
 
-function flatKind(condition: Condition, operators: Required<Operators>): number {
-  if (condition.type === 'or') return operators.or === 'probabilisticSum' ? ANY_OF_PROBABILISTIC_SUM : ANY_OF_MAX;
-  return operators.and === 'product' ? ALL_OF_PRODUCT : ALL_OF_MIN;
+/** The flat kind of a condition of literals, or undefined when its operator is none of the first two (then it runs as postfix). */
+function flatKind(condition: Condition, operators: ActivationOperators): number | undefined {
+  if (condition.type === 'or') return operators.or === 'max' ? ANY_OF_MAX : operators.or === 'probabilisticSum' ? ANY_OF_PROBABILISTIC_SUM : undefined;
+  if (condition.type === 'and') return operators.and === 'min' ? ALL_OF_MIN : operators.and === 'product' ? ALL_OF_PRODUCT : undefined;
+  return ALL_OF_MIN;
 }
+
+/**
+ * Strengths below this count as 0: the geometry multiplies degrees by coordinates and by each other,
+ * and below about 1e-154 such products leave the range of normal doubles and lose their precision.
+ */
+const NEGLIGIBLE_STRENGTH = 1e-150;
 
 export function layOutActivation(
   rules: ReadonlyArray<{ rule: IfRule; text: string }>,
   inputs: IndexedVariables,
   outputs: IndexedVariables,
-  operators: Required<Operators>,
+  operators: ActivationOperators,
 ): ActivationLayout {
   const ops: number[] = [];
   const opArgs: number[] = [];
+  const opNorms: number[] = [];
+  const conclusionHedges: number[] = [];
   const conditionKind = new Int32Array(rules.length);
   const literalStart = new Int32Array(rules.length + 1);
   const literals: number[] = [];
@@ -107,15 +160,19 @@ export function layOutActivation(
     opStart[r] = ops.length;
     literalStart[r] = literals.length;
     const flat = literalsOf(rule.condition, inputs);
-    if (flat) {
-      conditionKind[r] = flatKind(rule.condition, operators);
+    const kind = flat && flatKind(rule.condition, operators);
+    if (flat && kind !== undefined) {
+      conditionKind[r] = kind;
       for (const code of flat) literals.push(code);
     } else {
       conditionKind[r] = POSTFIX;
-      stackDepth = Math.max(stackDepth, compileCondition(rule.condition, inputs, operators, ops, opArgs));
+      stackDepth = Math.max(stackDepth, compileCondition(rule.condition, inputs, operators, ops, opArgs, opNorms));
     }
     conclusionStart[r] = conclusionSets.length;
-    for (const { variable, set } of rule.conclusions) conclusionSets.push(outputs.index.get(variable)!.get(set)!);
+    for (const { variable, set, hedges } of rule.conclusions) {
+      conclusionSets.push(outputs.index.get(variable)!.get(set)!);
+      conclusionHedges.push(packHedges(hedges));
+    }
   });
   opStart[rules.length] = ops.length;
   literalStart[rules.length] = literals.length;
@@ -128,16 +185,19 @@ export function layOutActivation(
     opStart,
     ops: Int32Array.from(ops),
     opArgs: Int32Array.from(opArgs),
+    opNorms: Int32Array.from(opNorms),
     stackDepth,
     weights: Float64Array.from(rules, ({ rule }) => rule.weight),
     conclusionStart,
     conclusionSets: Int32Array.from(conclusionSets),
+    conclusionHedges: Int32Array.from(conclusionHedges),
+    threshold: Math.max(NEGLIGIBLE_STRENGTH, operators.activationThreshold ?? 0),
   };
 }
 
 /** The degree of rule r's postfix condition. */
 function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array): number {
-  const { opStart, ops, opArgs } = layout;
+  const { opStart, ops, opArgs, opNorms } = layout;
   let top = 0;
   for (let k = opStart[r]!; k < opStart[r + 1]!; k++) {
     const op = ops[k]!;
@@ -145,6 +205,17 @@ function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, 
       stack[top++] = degrees[opArgs[k]!]!;
     } else if (op === NOT) {
       stack[top - 1] = 1 - stack[top - 1]!;
+    } else if (op === HEDGE) {
+      stack[top - 1] = hedgeChain(opArgs[k]!, stack[top - 1]!);
+    } else if (op === ANY_DEGREE) {
+      stack[top - 1] = stack[top - 1]! - stack[top - 1]! + 1;
+    } else if (op === AND_NORM || op === OR_NORM) {
+      const first = top - opArgs[k]!;
+      const norm = opNorms[k]!;
+      let value = stack[first]!;
+      for (let j = first + 1; j < top; j++) value = op === AND_NORM ? tNorm(norm, value, stack[j]!) : sNorm(norm, value, stack[j]!);
+      top = first + 1;
+      stack[first] = value;
     } else {
       const first = top - opArgs[k]!;
       let value = stack[first]!;
@@ -163,17 +234,11 @@ function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, 
 }
 
 /**
- * Strengths below this count as 0: the geometry multiplies degrees by coordinates and by each other,
- * and below about 1e-154 such products leave the range of normal doubles and lose their precision.
- */
-const NEGLIGIBLE_STRENGTH = 1e-150;
-
-/**
  * Writes every rule's strength and every output set's inferred degree. A missing input's NaN
  * survives min, max, product and probabilistic sum alike, so a rule that needs it does not fire.
  */
 export function activate(layout: ActivationLayout, degrees: Float64Array, stack: Float64Array, strengths: Float64Array, inferred: Float64Array): void {
-  const { conditionKind, literalStart, literals, weights, conclusionStart, conclusionSets } = layout;
+  const { conditionKind, literalStart, literals, weights, conclusionStart, conclusionSets, conclusionHedges, threshold } = layout;
   for (let s = 0; s < inferred.length; s++) inferred[s] = 0;
   for (let r = 0; r < strengths.length; r++) {
     const kind = conditionKind[r]!;
@@ -195,14 +260,40 @@ export function activate(layout: ActivationLayout, degrees: Float64Array, stack:
       }
     }
     const strength = degree * weights[r]!;
-    if (!(strength >= NEGLIGIBLE_STRENGTH)) {
+    if (!(strength >= threshold)) {
       strengths[r] = 0;
       continue;
     }
     strengths[r] = strength;
     for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
       const set = conclusionSets[c]!;
-      if (strength > inferred[set]!) inferred[set] = strength;
+      const hedges = conclusionHedges[c]!;
+      const degree = hedges === 0 ? strength : hedgeChain(hedges, strength);
+      if (degree > inferred[set]!) inferred[set] = degree;
     }
   }
+}
+
+/** The (rule, conclusion) pairs concluding output sets firstSet .. firstSet + count − 1, in rule order. */
+export function concludingPairs(layout: ActivationLayout, firstSet: number, count: number): { pairRule: Int32Array; pairConclusion: Int32Array } {
+  const pairRule: number[] = [];
+  const pairConclusion: number[] = [];
+  const { conclusionStart, conclusionSets } = layout;
+  for (let r = 0; r + 1 < conclusionStart.length; r++) {
+    for (let c = conclusionStart[r]!; c < conclusionStart[r + 1]!; c++) {
+      if (conclusionSets[c]! >= firstSet && conclusionSets[c]! < firstSet + count) {
+        pairRule.push(r);
+        pairConclusion.push(c);
+      }
+    }
+  }
+  return { pairRule: Int32Array.from(pairRule), pairConclusion: Int32Array.from(pairConclusion) };
+}
+
+/** A conclusion's activation: its rule's strength through the conclusion's hedges; 0 when the rule did not fire. */
+export function conclusionDegree(layout: ActivationLayout, strengths: Float64Array, rule: number, conclusion: number): number {
+  const strength = strengths[rule]!;
+  if (strength === 0) return 0;
+  const hedges = layout.conclusionHedges[conclusion]!;
+  return hedges === 0 ? strength : hedgeChain(hedges, strength);
 }

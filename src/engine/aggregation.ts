@@ -25,7 +25,19 @@ export interface AggregationLayout {
   readonly spikeU: Float64Array;
 }
 
-export function layOutAggregation(shapes: readonly Trapezoid[], setStart: Int32Array, defuzzification: DefuzzificationLayout): AggregationLayout {
+/**
+ * `exact[o]` (default true): output o is aggregated here (the others by integral or weighted
+ * defuzzification, with no intervals here); `universes[o]` (default unbounded): what its corners are
+ * kept within, so that it is integrated over its universe only (without a declared range every
+ * corner lies within it already).
+ */
+export function layOutAggregation(
+  shapes: readonly Trapezoid[],
+  setStart: Int32Array,
+  defuzzification: DefuzzificationLayout,
+  exact?: readonly boolean[],
+  universes?: ReadonlyArray<readonly [number, number]>,
+): AggregationLayout {
   const count = setStart.length - 1;
   const intervalStart = new Int32Array(count + 1);
   const intervalFrom: number[] = [];
@@ -38,8 +50,10 @@ export function layOutAggregation(shapes: readonly Trapezoid[], setStart: Int32A
   const spikeU: number[] = [];
   for (let o = 0; o < count; o++) {
     const sets: number[] = [];
-    for (let s = setStart[o]!; s < setStart[o + 1]!; s++) sets.push(s);
-    const corners = [...new Set(sets.flatMap((s) => shapes[s]!))].sort((p, q) => p - q);
+    if (exact?.[o] ?? true) for (let s = setStart[o]!; s < setStart[o + 1]!; s++) sets.push(s);
+    const [low, high] = universes?.[o] ?? [-Infinity, Infinity];
+    const within = (x: number) => Math.min(Math.max(x, low), high);
+    const corners = [...new Set(sets.flatMap((s) => shapes[s]!.map(within)))].sort((p, q) => p - q);
     intervalStart[o] = intervalFrom.length;
     for (let k = 0; k + 1 < corners.length; k++) {
       intervalFrom.push(corners[k]!);
@@ -48,7 +62,9 @@ export function layOutAggregation(shapes: readonly Trapezoid[], setStart: Int32A
       intervalUTo.push(normalise(defuzzification, o, corners[k + 1]!));
     }
     spikeStart[o] = spikeSet.length;
-    const spikes = sets.filter((s) => shapes[s]![0] === shapes[s]![3]).sort((p, q) => shapes[p]![0] - shapes[q]![0]);
+    const spikes = sets
+      .filter((s) => shapes[s]![0] === shapes[s]![3] && shapes[s]![0] >= low && shapes[s]![0] <= high)
+      .sort((p, q) => shapes[p]![0] - shapes[q]![0]);
     for (const s of spikes) {
       spikeSet.push(s);
       spikeX.push(shapes[s]![0]);

@@ -5,11 +5,13 @@
 
 import { activate } from './activation.js';
 import { aggregate, combinedPolygon } from './aggregation.js';
-import { PROGRAM, type CompiledAgent } from './compile.js';
+import { EXACT, PROGRAM, WEIGHTED, type CompiledAgent } from './compile.js';
 import { locateCentroid } from './defuzzification.js';
 import { InputError, showValue } from './errors.js';
 import { fuzzify } from './fuzzification.js';
 import { impliedShape } from './implication.js';
+import { defuzzifyIntegral, integralTrace, type IntegralPlan } from './integral.js';
+import { weighted, weightedTrace, type WeightedPlan } from './weighted.js';
 import type { Program } from './program.js';
 import { borrowScratch, type Scratch } from './scratch.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
@@ -17,16 +19,35 @@ import { put } from './variables.js';
 
 /** Stages 1 and 2: scratch.degrees, scratch.strengths and scratch.inferred for these inputs. */
 function fire(program: Program, inputs: Inputs, scratch: Scratch): void {
-  fuzzify(program.fuzzification, inputs, scratch.degrees);
+  fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
   activate(program.activation, scratch.degrees, scratch.stack, scratch.strengths, scratch.inferred);
 }
 
-/** Stages 3 to 5 for every output: crisp values, an output no rule reached left out. */
+/**
+ * Stages 3 to 5 for output o, by its method: scratch.centroid holds [crisp, height]; false when no
+ * rule reaches it.
+ */
+function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
+  const method = program.outputs.methods[o]!;
+  if (method === EXACT) {
+    aggregate(program, o, scratch.inferred, scratch);
+    return locateCentroid(program.defuzzification, o, scratch);
+  }
+  if (method === WEIGHTED) {
+    const value = weighted(program.outputs.plans[o] as WeightedPlan, program.activation, scratch.strengths, scratch.inputValues, scratch.weights);
+    scratch.centroid[0] = value;
+    return !Number.isNaN(value);
+  }
+  return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
+}
+
+/** Every output's crisp value: an output no rule reached has its default, or is left out. */
 function crispOutputs(program: Program, scratch: Scratch): Outputs {
   const crisp: Outputs = {};
+  const { defaults } = program.outputs;
   for (let o = 0; o < program.outputNames.length; o++) {
-    aggregate(program, o, scratch.inferred, scratch);
-    if (locateCentroid(program.defuzzification, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
+    if (defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
+    else if (!Number.isNaN(defaults[o]!)) put(crisp, program.outputNames[o]!, defaults[o]!);
   }
   return crisp;
 }
@@ -50,6 +71,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     for (let s = inputSetStart[i]!; s < inputSetStart[i + 1]!; s++) put(sets, inputSetNames[s]!, degrees[s]!);
     put(trace.fuzzified, inputNames[i]!, sets);
   }
+  const { methods, plans, defaults } = program.outputs;
   for (let o = 0; o < outputNames.length; o++) {
     const name = outputNames[o]!;
     const inferredSets: Record<string, number> = {};
@@ -59,13 +81,30 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!(inferred[s]! > 0)) continue;
       reached = true;
       put(inferredSets, outputSetNames[s]!, inferred[s]!);
-      put(clippedSets, outputSetNames[s]!, impliedShape(program.implication.kind, outputShapes[s]!, inferred[s]!));
+      if (methods[o] === EXACT) put(clippedSets, outputSetNames[s]!, impliedShape(program.implication.kind, outputShapes[s]!, inferred[s]!));
     }
-    if (!reached) continue;
+    if (!reached) {
+      if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
+      continue;
+    }
     put(trace.inferred, name, inferredSets);
     put(trace.clipped, name, clippedSets);
-    put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
-    if (!locateCentroid(program.defuzzification, o, scratch)) continue;
+    if (methods[o] === EXACT) {
+      put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
+    } else if (methods[o] === WEIGHTED) {
+      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
+      for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
+      put(trace.combined, name, combined);
+    } else {
+      const { implied, combined } = integralTrace(plans[o] as IntegralPlan, program.activation, strengths, inferred);
+      for (const { set, polygon } of implied) put(clippedSets, outputSetNames[set]!, polygon);
+      put(trace.combined, name, combined);
+    }
+    if (!defuzzify(program, o, scratch)) {
+      if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
+      continue;
+    }
+    if (methods[o] === WEIGHTED) centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

@@ -1,9 +1,11 @@
 // Stage 1, fuzzification (docs/ENGINE.md, "Membership"; fuzzylite: InputVariable::fuzzify): the degree
 // of every input set at the given inputs. Layout: each input set's membership trapezoid, shoulders
-// reaching to ±Infinity so that they saturate.
+// reaching to ±Infinity so that they saturate; when any set is of another kind (or height), every
+// set's compiled term, and the loop switches on its kind.
 
 import { InputError, showValue } from './errors.js';
-import { membershipTrapezoid, trapezoidDegree } from './shape.js';
+import { trapezoidDegree } from './shape.js';
+import { membershipTerm, termDegree, TRAPEZOID, type CompiledTerm } from './terms.js';
 import type { Inputs } from './types.js';
 import type { IndexedVariables } from './variables.js';
 
@@ -12,14 +14,18 @@ export interface FuzzificationLayout {
   /** input i owns input sets inputSetStart[i] .. inputSetStart[i + 1] − 1 */
   readonly inputSetStart: Int32Array;
   readonly inputSetNames: readonly string[];
-  /** 4 numbers per input set: its membership trapezoid */
+  /** 4 numbers per input set: its membership trapezoid (used when `terms` is absent) */
   readonly trapezoids: Float64Array;
+  /** every input set's term, when some set is not a trapezoid of height 1 */
+  readonly terms: readonly CompiledTerm[] | undefined;
 }
 
 export function layOutFuzzification(inputs: IndexedVariables): FuzzificationLayout {
+  const terms = inputs.points.map((set, s) => membershipTerm(set, inputs.ranges[s]!));
   const trapezoids = new Float64Array(4 * inputs.setNames.length);
-  inputs.points.forEach((points, s) => trapezoids.set(membershipTrapezoid(points, inputs.ranges[s]!), 4 * s));
-  return { inputNames: inputs.names, inputSetStart: inputs.start, inputSetNames: inputs.setNames, trapezoids };
+  terms.forEach((term, s) => trapezoids.set(term.params.subarray(0, 4), 4 * s));
+  const plain = terms.every((term) => term.kind === TRAPEZOID && term.params[4] === 1);
+  return { inputNames: inputs.names, inputSetStart: inputs.start, inputSetNames: inputs.setNames, trapezoids, terms: plain ? undefined : terms };
 }
 
 function knownInputs(layout: FuzzificationLayout): string {
@@ -36,14 +42,14 @@ function rejectUnknownInputs(layout: FuzzificationLayout, inputs: object): void 
 }
 
 /**
- * Writes every input set's degree into `degrees`; a missing input's sets get NaN, so that no rule
- * using them fires. Throws InputError for an unknown input or a value that is not a finite number.
+ * Writes every input set's degree into `degrees` (and each input's value into `values`, when a
+ * linear term needs them); a missing input's sets get NaN, so that no rule using them fires. Throws InputError for an unknown input or a value that is not a finite number.
  */
-export function fuzzify(layout: FuzzificationLayout, inputs: Inputs, degrees: Float64Array): void {
+export function fuzzify(layout: FuzzificationLayout, inputs: Inputs, degrees: Float64Array, values?: Float64Array): void {
   if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) {
     throw new InputError(`inputs must be an object mapping input names to numbers, got ${showValue(inputs)}`);
   }
-  const { inputNames, inputSetStart, trapezoids: t } = layout;
+  const { inputNames, inputSetStart, trapezoids: t, terms } = layout;
   let given = 0;
   for (let i = 0; i < inputNames.length; i++) {
     const name = inputNames[i]!;
@@ -52,12 +58,18 @@ export function fuzzify(layout: FuzzificationLayout, inputs: Inputs, degrees: Fl
     const end = inputSetStart[i + 1]!;
     if (value === undefined || (typeof value !== 'number' && !Object.hasOwn(inputs, name))) {
       degrees.fill(NaN, first, end);
+      if (values) values[i] = NaN;
       continue;
     }
     if (typeof value !== 'number' || value - value !== 0) {
       throw new InputError(`input ${JSON.stringify(name)} must be a finite number, got ${showValue(value)}`);
     }
     given++;
+    if (values) values[i] = value;
+    if (terms) {
+      for (let s = first; s < end; s++) degrees[s] = termDegree(terms[s]!.kind, terms[s]!.params, value);
+      continue;
+    }
     for (let s = first; s < end; s++) {
       degrees[s] = trapezoidDegree(t[4 * s]!, t[4 * s + 1]!, t[4 * s + 2]!, t[4 * s + 3]!, value);
     }

@@ -4,10 +4,12 @@
 
 import { RuleSyntaxError } from './errors.js';
 import { MAX_NESTING } from './limits.js';
-import type { Condition, IfRule, RuleAst, SetReference } from './types.js';
+import { MAX_HEDGES } from './norms.js';
+import type { Condition, Hedge, IfRule, RuleAst, SetReference } from './types.js';
 
 const KEYWORDS = new Set(['IF', 'THEN', 'IS', 'NOT', 'AND', 'OR', 'WITH', 'INCREASES', 'DECREASES']);
 const PLAIN_NAME = /^[^\s(),"\\]+$/;
+const HEDGES: ReadonlySet<string> = new Set<Hedge>(['very', 'somewhat', 'seldom', 'extremely']);
 const WEIGHT = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 type TokenKind = 'keyword' | 'name' | '(' | ')' | ',' | 'end';
@@ -111,6 +113,21 @@ class Parser {
     return this.tokens[this.position++]!.value;
   }
 
+  /**
+   * The hedges before a set name, outermost first: a word is a hedge only where another name follows
+   * it, so a set named "very" keeps working; absent when there are none.
+   */
+  private hedges(): { hedges?: Hedge[] } {
+    const hedges: Hedge[] = [];
+    while (this.current.kind === 'name' && HEDGES.has(this.current.value.toLowerCase()) && this.tokens[this.position + 1]!.kind === 'name') {
+      const word = this.current.value.toLowerCase();
+      if (hedges.length === MAX_HEDGES) throw new RuleSyntaxError(this.rule, this.current.column, `at most ${MAX_HEDGES} hedges qualify one set`);
+      hedges.push(word as Hedge);
+      this.position++;
+    }
+    return hedges.length > 0 ? { hedges } : {};
+  }
+
   private ifRule(): IfRule {
     this.position++;
     const condition = this.condition();
@@ -182,9 +199,10 @@ class Parser {
     const variable = this.name('a variable name, NOT or "("');
     this.expectKeyword('IS');
     const negated = this.acceptKeyword('NOT');
+    const hedges = this.hedges();
     const setColumn = this.current.column;
     const set = this.name(negated ? 'a set name' : 'a set name or NOT');
-    const is: Condition = { type: 'is', variable, set };
+    const is: Condition = { type: 'is', variable, set, ...hedges };
     this.columns.set(is, [variableColumn, setColumn]);
     return negated ? { type: 'not', operand: is } : is;
   }
@@ -194,8 +212,9 @@ class Parser {
     const variable = this.name('an output variable name');
     this.expectKeyword('IS');
     if (this.isKeyword('NOT')) this.fail('a set name (a conclusion cannot be negated)');
+    const hedges = this.hedges();
     const setColumn = this.current.column;
-    const conclusion = { variable, set: this.name('a set name') };
+    const conclusion = { variable, set: this.name('a set name'), ...hedges };
     this.columns.set(conclusion, [variableColumn, setColumn]);
     return conclusion;
   }
@@ -214,6 +233,12 @@ export function parseRule(text: string): RuleAst {
 export function parseRuleWithColumns(text: string): { ast: RuleAst; columns: NameColumns } {
   const parser = new Parser(text, tokenize(text));
   return { ast: parser.parse(), columns: parser.columns };
+}
+
+/** `variable IS [hedges] set`, or with NOT after IS. */
+function printReference({ variable, set, hedges }: SetReference, negated = false): string {
+  const words = [printName(variable), 'IS', ...(negated ? ['NOT'] : []), ...(hedges ?? []), printName(set)];
+  return words.join(' ');
 }
 
 function printName(name: string): string {
@@ -243,11 +268,11 @@ function printCondition(root: Condition): string {
     if (parenthesised) pending.push(')');
     switch (condition.type) {
       case 'is':
-        pending.push(`${printName(condition.variable)} IS ${printName(condition.set)}`);
+        pending.push(printReference(condition));
         break;
       case 'not':
         if (condition.operand.type === 'is') {
-          pending.push(`${printName(condition.operand.variable)} IS NOT ${printName(condition.operand.set)}`);
+          pending.push(printReference(condition.operand, true));
         } else {
           pending.push({ condition: condition.operand, parent: 'not' }, 'NOT ');
         }
@@ -271,7 +296,7 @@ function printCondition(root: Condition): string {
 export function printRule(ast: RuleAst): string {
   const weight = ast.weight === 1 ? '' : ` WITH ${ast.weight}`;
   if (ast.type === 'if') {
-    const conclusions = ast.conclusions.map((c) => `${printName(c.variable)} IS ${printName(c.set)}`);
+    const conclusions = ast.conclusions.map((c) => printReference(c));
     return `IF ${printCondition(ast.condition)} THEN ${conclusions.join(', ')}${weight}`;
   }
   return `${printName(ast.input)} ${ast.type.toUpperCase()} ${printName(ast.output)}${weight}`;

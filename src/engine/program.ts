@@ -3,6 +3,7 @@
 // the memory an evaluation writes).
 
 import type { ActivationLayout } from './activation.js';
+import type { OutputPlans } from './compile.js';
 import type { AggregationStages } from './aggregation.js';
 import type { FuzzificationLayout } from './fuzzification.js';
 import type { Trapezoid } from './shape.js';
@@ -10,10 +11,12 @@ import type { Trapezoid } from './shape.js';
 export interface Program extends AggregationStages {
   readonly fuzzification: FuzzificationLayout;
   readonly activation: ActivationLayout;
+  /** each output's method (exact, weighted, integral), its plan and default */
+  readonly outputs: OutputPlans;
   readonly outputNames: readonly string[];
   /** output o owns output sets outputSetStart[o] .. outputSetStart[o + 1] − 1 */
   readonly outputSetStart: Int32Array;
   readonly outputSetNames: readonly string[];
-  /** each output set's shape within its output's range */
+  /** each output set's shape within its output's range (on the exact path) */
   readonly outputShapes: readonly Trapezoid[];
 }

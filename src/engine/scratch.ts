@@ -8,8 +8,9 @@ import { breakCapacity } from './aggregation.js';
 import type { Program } from './program.js';
 
 export interface Scratch {
-  /** fuzzification: degree per input set, NaN when its input is missing */
+  /** fuzzification: degree per input set, NaN when its input is missing; each input's value (NaN when missing), for linear terms */
   readonly degrees: Float64Array;
+  readonly inputValues: Float64Array;
   /** activation: the postfix stack, strength per rule, inferred degree per output set */
   readonly stack: Float64Array;
   readonly strengths: Float64Array;
@@ -25,6 +26,8 @@ export interface Scratch {
   /** defuzzification: [2·area, 6·moment in u, 6·moment in y, spike height, spike moment in u, spike moment in y]; [x̄, ȳ] */
   readonly sums: Float64Array;
   readonly centroid: Float64Array;
+  /** weighted defuzzification: each term's weight, per output set */
+  readonly weights: Float64Array;
   /** in use by an evaluation */
   busy: boolean;
 }
@@ -34,6 +37,7 @@ export function createScratch(program: Program): Scratch {
   const mostPieces = implication.mostPieces;
   return {
     degrees: new Float64Array(program.fuzzification.inputSetNames.length),
+    inputValues: new Float64Array(program.fuzzification.inputNames.length),
     stack: new Float64Array(activation.stackDepth),
     strengths: new Float64Array(activation.weights.length),
     inferred: new Float64Array(program.outputSetNames.length),
@@ -45,6 +49,7 @@ export function createScratch(program: Program): Scratch {
     breaks: new Float64Array(breakCapacity(mostPieces)),
     sums: new Float64Array(6),
     centroid: new Float64Array(2),
+    weights: new Float64Array(program.outputSetNames.length),
     busy: false,
   };
 }

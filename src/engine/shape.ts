@@ -1,4 +1,4 @@
-// Membership functions and set shapes (docs/ENGINE.md, "Membership", "Clipped"). Every set is handled as a trapezoid
+// Membership functions and set shapes (docs/ENGINE.md, "Membership"). Every set is handled as a trapezoid
 // [a, b, c, d]: a triangle [a, b, c] is [a, b, b, c]; a shoulder becomes a trapezoid reaching to the
 // edge of its variable's range (for shapes) or to ±Infinity (for membership, so that it saturates).
 
@@ -40,11 +40,6 @@ export function trapezoidDegree(a: number, b: number, c: number, d: number, x: n
   return (d - x) / (d - c);
 }
 
-/** Degree of membership of x in a set (docs/ENGINE.md, "Membership"); `range` is the set's variable's range. */
-export function membership(points: SetDefinition, range: readonly [number, number], x: number): number {
-  const [a, b, c, d] = membershipTrapezoid(points, range);
-  return trapezoidDegree(a, b, c, d, x);
-}
 
 /** (1 − t)·from + t·to: exact at t = 0 and t = 1, and never outside [from, to] whatever the rounding. */
 function lerp(from: number, to: number, t: number): number {
@@ -62,8 +57,8 @@ export function clipTrapezoid([a, b, c, d]: Trapezoid, degree: number): Polygon 
   return polygon;
 }
 
-/** The set's full shape as a polygon (shoulders as trapezoids to the range's edge), for drawing. */
-export function setShape(points: SetDefinition, range: readonly [number, number]): Polygon {
+/** An array set's full shape as a polygon (shoulders as trapezoids to the range's edge), for drawing. */
+export function pointsShape(points: SetDefinition, range: readonly [number, number]): Polygon {
   return clipTrapezoid(shapeTrapezoid(points, range), 1);
 }
 

@@ -3,21 +3,88 @@
 // an output set is reached to its inferred degree, implied (clipped by min, or scaled by product),
 // combined by max (aggregated) and defuzzified by the exact area centroid.
 
-/** 2 points = shoulder (slope), 3 = triangle, 4 = trapezoid; finite and non-decreasing. */
+/** 2 points = shoulder (slope), 3 = triangle, 4 = trapezoid; finite and non-decreasing (fuzzy.ai's form). */
 export type SetDefinition = readonly number[];
 
-/** set name → set definition */
-export type VariableDefinition = Readonly<Record<string, SetDefinition>>;
+/**
+ * A term named by its kind: fuzzylite 7's class names in lowerCamelCase, each parameter named as
+ * fuzzylite's member. `height` (default 1, 0 < height ≤ 1) scales its degrees. `constant` and
+ * `linear` (Takagi–Sugeno) are output terms only. docs/ENGINE.md, "Term kinds, universes, operators".
+ */
+export type TermDefinition =
+  | { readonly type: 'triangle'; readonly vertexA: number; readonly vertexB: number; readonly vertexC: number; readonly height?: number }
+  | { readonly type: 'trapezoid'; readonly vertexA: number; readonly vertexB: number; readonly vertexC: number; readonly vertexD: number; readonly height?: number }
+  | { readonly type: 'ramp'; readonly start: number; readonly end: number; readonly height?: number }
+  | { readonly type: 'rectangle'; readonly start: number; readonly end: number; readonly height?: number }
+  | { readonly type: 'gaussian'; readonly mean: number; readonly standardDeviation: number; readonly height?: number }
+  | {
+      readonly type: 'gaussianProduct';
+      readonly meanA: number;
+      readonly standardDeviationA: number;
+      readonly meanB: number;
+      readonly standardDeviationB: number;
+      readonly height?: number;
+    }
+  | { readonly type: 'bell'; readonly center: number; readonly width: number; readonly slope: number; readonly height?: number }
+  | { readonly type: 'sigmoid'; readonly inflection: number; readonly slope: number; readonly height?: number }
+  | { readonly type: 'sigmoidDifference' | 'sigmoidProduct'; readonly left: number; readonly rising: number; readonly falling: number; readonly right: number; readonly height?: number }
+  | { readonly type: 'sShape' | 'zShape'; readonly start: number; readonly end: number; readonly height?: number }
+  | { readonly type: 'piShape'; readonly bottomLeft: number; readonly topLeft: number; readonly topRight: number; readonly bottomRight: number; readonly height?: number }
+  | { readonly type: 'cosine' | 'spike'; readonly center: number; readonly width: number; readonly height?: number }
+  | { readonly type: 'concave'; readonly inflection: number; readonly end: number; readonly height?: number }
+  | { readonly type: 'binary'; readonly start: number; readonly direction: number; readonly height?: number }
+  | { readonly type: 'discrete'; readonly points: ReadonlyArray<readonly [number, number]>; readonly height?: number }
+  | { readonly type: 'constant'; readonly value: number }
+  | { readonly type: 'linear'; readonly coefficients: Readonly<Record<string, number>>; readonly constant?: number };
+
+export type TermKind = TermDefinition['type'];
+
+/** set name → its definition: fuzzy.ai's points, or a term named by its kind */
+export type VariableDefinition = Readonly<Record<string, SetDefinition | TermDefinition>>;
+
+/** Conjunctions (AND) and implications: fuzzylite's t-norms. */
+export type TNorm = 'min' | 'product' | 'boundedDifference' | 'drasticProduct' | 'einsteinProduct' | 'hamacherProduct' | 'nilpotentMinimum';
+
+/** Disjunctions (OR) and aggregations: fuzzylite's s-norms. */
+export type SNorm = 'max' | 'probabilisticSum' | 'boundedSum' | 'normalizedSum' | 'drasticSum' | 'einsteinSum' | 'hamacherSum' | 'nilpotentMaximum';
 
 /**
- * The operators of an agent's rules; each one left out is the default: AND = min, OR = max,
- * implication = min (clipping). `product` AND is a·b, `probabilisticSum` OR is a + b − a·b, and
- * `product` implication scales each output set by its inferred degree instead of clipping it.
+ * How an output's aggregated degrees become its crisp value. The first five integrate a Mamdani
+ * output over its universe; `weightedAverage` and `weightedSum` weigh Takagi–Sugeno values
+ * (constant, linear) and Tsukamoto values (monotonic terms: the x where the term reaches the degree).
+ */
+export type Defuzzification = 'centroid' | 'bisector' | 'meanOfMaximum' | 'smallestOfMaximum' | 'largestOfMaximum' | 'weightedAverage' | 'weightedSum';
+
+/** `none`: every rule's activation counts on its own (weighted defuzzifications only). */
+export type Aggregation = SNorm | 'none';
+
+/** What one output may set for itself, over the agent's choice. */
+export interface OutputOperators {
+  readonly implication?: TNorm;
+  readonly aggregation?: Aggregation;
+  readonly defuzzification?: Defuzzification;
+  /** the crisp value when no rule reaches the output; absent or null: the output is left out */
+  readonly default?: number | null;
+}
+
+/**
+ * How an agent infers; each part left out is the default, and an agent without `operators`
+ * evaluates exactly as before they existed. AND = min, OR = max, implication = min (clipping),
+ * aggregation = max (`none` for Takagi–Sugeno outputs), defuzzification = centroid
+ * (`weightedAverage` for Takagi–Sugeno outputs), a rule fires when its activation is above 0.
  */
 export interface Operators {
-  readonly and?: 'min' | 'product';
-  readonly or?: 'max' | 'probabilisticSum';
-  readonly implication?: 'min' | 'product';
+  readonly and?: TNorm;
+  readonly or?: SNorm;
+  readonly implication?: TNorm;
+  readonly aggregation?: Aggregation;
+  readonly defuzzification?: Defuzzification;
+  /** a rule fires only when its activation degree is at least this (fuzzylite: 1e-6); absent: above 0 (MATLAB) */
+  readonly activationThreshold?: number;
+  /** variable name → its universe [min, max] (FIS Range, FLL range, FCL RANGE); absent: min..max of its sets' points */
+  readonly ranges?: Readonly<Record<string, readonly [number, number]>>;
+  /** output name → what it chooses for itself (fuzzylite mixes Mamdani and Takagi–Sugeno outputs in one engine) */
+  readonly outputs?: Readonly<Record<string, OutputOperators>>;
 }
 
 /** What an agent is made of, as the REST interface sends it. */
@@ -25,7 +92,7 @@ export interface AgentDefinition {
   readonly inputs: Readonly<Record<string, VariableDefinition>>;
   readonly outputs: Readonly<Record<string, VariableDefinition>>;
   readonly rules: readonly string[];
-  /** absent: min / max / min, what agents had before operators could be chosen */
+  /** absent: min / max / min, max, centroid, what agents had before operators could be chosen */
   readonly operators?: Operators;
 }
 
@@ -66,10 +133,17 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** `variable IS set`: the degree of one input set (a condition) or the set an output reaches (a conclusion). */
+/** fuzzylite's hedges besides NOT (a node of its own) and `any` (written `x IS any`, where x has no set named "any"). */
+export type Hedge = 'very' | 'somewhat' | 'seldom' | 'extremely';
+
+/**
+ * `variable IS [hedges] set`: the degree of one input set (a condition) or the set an output
+ * reaches (a conclusion). `hedges`, outermost first, is absent when the rule names none.
+ */
 export interface SetReference {
   readonly variable: string;
   readonly set: string;
+  readonly hedges?: readonly Hedge[];
 }
 
 /**

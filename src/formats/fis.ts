@@ -1,190 +1,123 @@
-// MATLAB's FIS (Fuzzy Logic Toolbox, also written by fuzzylite): `[System]`, `[InputN]`, `[OutputN]`
-// and `[Rules]` sections. A FIS rule gives one set index per input (0: unused, negative: NOT) and
-// per output, a weight and its connective (1: AND, 2: OR), so only flat rules can be written.
+// MATLAB's FIS (Fuzzy Logic Toolbox, also written by fuzzylite): read by fis-reader.ts, written here
+// from the one model-file form (file-of-agent.ts). A FIS file names one method of each kind for the
+// whole system and a rule row gives one term index per variable, so it holds less than FLL and FCL:
+// what it cannot hold is a FormatError saying why.
 
-import { compileAgent, printRule } from '../engine/index.js';
-import type { Condition, IfRule, Operators } from '../engine/types.js';
-import { buildModel, FormatError, number, numbers, setShapeOf, show, type Model, type Term, type Variable } from './model.js';
+import { printRule } from '../engine/index.js';
+import type { Condition, IfRule, SetReference } from '../engine/types.js';
+import { agentOfFile } from './agent-of-file.js';
+import { DEFUZZIFIERS, HEDGE_CODES, MEMBERSHIP_FUNCTIONS, readFisFile, S_NORMS, T_NORMS } from './fis-reader.js';
+import { fileOfAgent, ruleOf } from './file-of-agent.js';
+import { show, type Model } from './model.js';
+import { FormatError, inverse, isTakagiSugeno, type FileTerm, type FileVariable } from './model-file.js';
 
 const FORMAT = 'FIS';
-const AND: Record<string, Operators['and']> = { min: 'min', prod: 'product' };
-const OR: Record<string, Operators['or']> = { max: 'max', probor: 'probabilisticSum' };
-const IMP: Record<string, Operators['implication']> = { min: 'min', prod: 'product' };
-
-function unsupported(line: number, construct: string, what: string): never {
-  throw new FormatError(line, construct, `${what} is not supported (fuzzbox: trimf, trapmf, rampmf; AndMethod min or prod, OrMethod max or probor, ImpMethod min or prod, AggMethod max, DefuzzMethod centroid, Type mamdani)`);
-}
-
-function unquote(value: string): string {
-  return value.replace(/^'(.*)'$/, '$1');
-}
-
-function readMf(value: string, line: number): Term {
-  const match = /^'([^']*)'\s*:\s*'([^']*)'\s*,\s*\[([^\]]*)\]$/.exec(value);
-  if (!match) throw new FormatError(line, 'MF', `expected "MFn='name':'type',[parameters]", got ${JSON.stringify(value.slice(0, 80))}`);
-  const [, name = '', type = '', parameters = ''] = match;
-  const values = numbers(parameters.trim().split(/[\s,]+/).filter(Boolean), line, `MF "${name}"`);
-  const expected: Record<string, number> = { trimf: 3, trapmf: 4, rampmf: 2, rectmf: 2 };
-  if (expected[type] === undefined) unsupported(line, type, `the membership function ${type} ("${name}")`);
-  if (values.length !== expected[type]) throw new FormatError(line, type, `${type} takes ${expected[type]} numbers, got ${values.length} in MF "${name}"`);
-  if (type === 'rampmf') return { name, line, kind: 'ramp', from: values[0]!, to: values[1]! };
-  if (type === 'rectmf') return { name, line, kind: 'points', points: [values[0]!, values[0]!, values[1]!, values[1]!] };
-  return { name, line, kind: 'points', points: values };
-}
+const FIS_T_NORMS = inverse(T_NORMS);
+const FIS_S_NORMS = inverse(S_NORMS);
+const FIS_DEFUZZIFIERS = inverse(DEFUZZIFIERS);
+const HEDGE_FRACTIONS = new Map(HEDGE_CODES.map(([fraction, hedges]) => [hedges, fraction]));
 
 /** Reads a FIS file; throws FormatError naming the line and construct of anything fuzzbox cannot express. */
 export function readFis(text: string): Model {
-  const system = new Map<string, { value: string; line: number }>();
-  const inputs: Variable[] = [];
-  const outputs: Variable[] = [];
-  const ruleRows: Array<{ text: string; line: number }> = [];
-  let section = '';
-  let variable: Variable | undefined;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = index + 1;
-    const content = raw.trim();
-    if (content === '' || content.startsWith('#') || content.startsWith('%')) return;
-    const header = /^\[(\w+?)(\d*)\]$/.exec(content);
-    if (header) {
-      section = header[1]!;
-      if (section === 'Input' || section === 'Output') {
-        variable = { name: '', line, terms: [] };
-        (section === 'Input' ? inputs : outputs).push(variable);
-      } else if (section !== 'System' && section !== 'Rules') {
-        throw new FormatError(line, content, `unknown section ${content}`);
-      }
-      return;
-    }
-    if (section === 'Rules') {
-      ruleRows.push({ text: content, line });
-      return;
-    }
-    const equals = content.indexOf('=');
-    if (equals < 0) throw new FormatError(line, 'line', `expected "Key=value", got ${JSON.stringify(content.slice(0, 80))}`);
-    const key = content.slice(0, equals).trim();
-    const value = content.slice(equals + 1).trim();
-    if (section === 'System') {
-      system.set(key, { value: unquote(value), line });
-    } else if (variable) {
-      if (key === 'Name') variable.name = unquote(value);
-      else if (key === 'Range') {
-        const [min, max] = numbers(value.replace(/[[\]]/g, '').trim().split(/[\s,]+/), line, 'Range');
-        variable.range = [min!, max!];
-      } else if (/^MF\d+$/.test(key)) variable.terms.push(readMf(value, line));
-      else if (key !== 'NumMFs') throw new FormatError(line, key, `"${key}" is not supported in [${section}]`);
-    } else {
-      throw new FormatError(line, key, `"${key}" before any section`);
-    }
-  });
-
-  const setting = (key: string, fallback: string) => system.get(key) ?? { value: fallback, line: 0 };
-  const type = setting('Type', 'mamdani');
-  if (type.value !== 'mamdani') unsupported(type.line, `Type ${type.value}`, `the system type ${type.value}`);
-  const choose = <T>(key: string, table: Record<string, T>, fallback: string): T => {
-    const { value, line } = setting(key, fallback);
-    if (!Object.hasOwn(table, value)) unsupported(line, `${key} ${value}`, `${key}='${value}'`);
-    return table[value]!;
-  };
-  const operators: Required<Operators> = { and: choose('AndMethod', AND, 'min')!, or: choose('OrMethod', OR, 'max')!, implication: choose('ImpMethod', IMP, 'min')! };
-  choose('AggMethod', { max: true }, 'max');
-  choose('DefuzzMethod', { centroid: true }, 'centroid');
-
-  const rules: string[] = [];
-  const ruleLines: number[] = [];
-  for (const { text: row, line } of ruleRows) {
-    const match = /^([^,]*?)\s*,?\s*((?:\s*-?[\d.]+)+)\s*\(\s*([^)]*)\)\s*:\s*(\d+)$/.exec(row);
-    const antecedent = match?.[1]?.trim() ? match[1].trim().split(/\s+/) : [];
-    const indices = match ? [...antecedent, ...match[2]!.trim().split(/\s+/)].map(number) : [];
-    if (!match || indices.length !== inputs.length + outputs.length || indices.some((i) => !Number.isInteger(i))) {
-      throw new FormatError(line, 'rule', `expected one set index per input and per output, a weight and a connective ("1 2, 1 (1) : 1"), got ${JSON.stringify(row)}`);
-    }
-    const literals: Condition[] = [];
-    indices.slice(0, inputs.length).forEach((index, i) => {
-      if (index === 0) return;
-      const input = inputs[i]!;
-      const set = input.terms[Math.abs(index) - 1];
-      if (!set) throw new FormatError(line, 'rule', `input ${i + 1} ("${input.name}") has no MF ${Math.abs(index)} in rule ${JSON.stringify(row)}`);
-      const literal: Condition = { type: 'is', variable: input.name, set: set.name };
-      literals.push(index < 0 ? { type: 'not', operand: literal } : literal);
-    });
-    const conclusions = indices.slice(inputs.length).flatMap((index, o) => {
-      if (index === 0) return [];
-      if (index < 0) unsupported(line, 'NOT conclusion', 'a negated conclusion');
-      const output = outputs[o]!;
-      const set = output.terms[index - 1];
-      if (!set) throw new FormatError(line, 'rule', `output ${o + 1} ("${output.name}") has no MF ${index} in rule ${JSON.stringify(row)}`);
-      return [{ variable: output.name, set: set.name }];
-    });
-    const weight = number(match[3]!.trim());
-    if (literals.length === 0 || conclusions.length === 0) throw new FormatError(line, 'rule', `a rule needs a condition and a conclusion: ${JSON.stringify(row)}`);
-    const connective = match[4] === '2' ? 'or' : 'and';
-    const condition: Condition = literals.length === 1 ? literals[0]! : { type: connective, operands: literals };
-    rules.push(printRule({ type: 'if', condition, conclusions, weight: Number.isNaN(weight) ? -1 : weight }));
-    ruleLines.push(line);
-  }
-
-  return buildModel(system.get('Name')?.value ?? '', inputs, outputs, rules, ruleLines, operators);
+  return agentOfFile(readFisFile(text));
 }
 
-/** One flat rule as a FIS row, or a FormatError saying why it cannot be one. */
-function writeRuleRow(rule: IfRule, inputs: string[], outputs: string[], sets: (kind: 'inputs' | 'outputs', variable: string) => string[]): string {
-  const refuse = (why: string) => new FormatError(0, 'rule', `FIS cannot hold the rule "${printRule(rule)}": ${why}`);
-  const literals = rule.condition.type === 'and' || rule.condition.type === 'or' ? rule.condition.operands : [rule.condition];
+function cannot(why: string): FormatError {
+  return new FormatError(0, FORMAT, `this agent cannot be written as FIS: ${why}`);
+}
+
+function quoted(name: string): string {
+  if (/['\n\r]/.test(name)) throw new FormatError(0, 'name', `the name ${JSON.stringify(name)} cannot be written in ${FORMAT}: it holds a quote or a line break`);
+  return `'${name}'`;
+}
+
+/** A term as `'name':'type',[parameters]`, in MATLAB's order of parameters. */
+function membershipFunction(term: FileTerm): string {
+  const [type, known] = Object.entries(MEMBERSHIP_FUNCTIONS).find(([, entry]) => entry.kind === term.kind)!;
+  const parameters = [...term.parameters];
+  if (known.order) known.order.forEach((matlab, i) => (parameters[matlab] = term.parameters[i]!));
+  if (term.height !== 1) parameters.push(term.height);
+  return `${quoted(term.name)}:'${type}',[${parameters.map(show).join(' ')}]`;
+}
+
+/** One variable's term index with its hedges and NOT: fuzzylite's code (`-2.3`: not extremely the second). */
+function code(reference: SetReference, negated: boolean, variable: FileVariable): number {
+  const hedges = (reference.hedges ?? []).join(' ');
+  const any = reference.set === 'any' && !variable.terms.some((term) => term.name === 'any');
+  const fraction = any ? 0.99 : hedges === '' ? 0 : HEDGE_FRACTIONS.get(hedges);
+  if (fraction === undefined) throw cannot(`its codes hold one hedge (or "very very"), not "${hedges}"`);
+  const index = any ? 0 : variable.terms.findIndex((term) => term.name === reference.set) + 1;
+  return (negated ? -1 : 1) * (index + fraction);
+}
+
+function ruleRow(rule: IfRule, inputs: readonly FileVariable[], outputs: readonly FileVariable[]): string {
+  const refuse = (why: string) => cannot(`the rule "${printRule(rule)}": ${why}`);
+  const literals: readonly Condition[] = rule.condition.type === 'and' || rule.condition.type === 'or' ? rule.condition.operands : [rule.condition];
   const antecedent = inputs.map(() => 0);
   for (const literal of literals) {
     const negated = literal.type === 'not';
     const is = negated ? literal.operand : literal;
     if (is.type !== 'is') throw refuse('its rules are one AND or one OR of conditions, without nesting');
-    const i = inputs.indexOf(is.variable);
+    const i = inputs.findIndex((input) => input.name === is.variable);
     if (antecedent[i] !== 0) throw refuse(`it names input "${is.variable}" twice`);
-    antecedent[i] = (sets('inputs', is.variable).indexOf(is.set) + 1) * (negated ? -1 : 1);
+    antecedent[i] = code(is, negated, inputs[i]!);
   }
   const consequent = outputs.map(() => 0);
-  for (const { variable, set } of rule.conclusions) {
-    const o = outputs.indexOf(variable);
-    const index = sets('outputs', variable).indexOf(set) + 1;
-    if (consequent[o] !== 0 && consequent[o] !== index) throw refuse(`it concludes output "${variable}" twice`);
-    consequent[o] = index;
+  for (const conclusion of rule.conclusions) {
+    const o = outputs.findIndex((output) => output.name === conclusion.variable);
+    const value = code(conclusion, false, outputs[o]!);
+    if (consequent[o] !== 0 && consequent[o] !== value) throw refuse(`it concludes output "${conclusion.variable}" twice`);
+    consequent[o] = value;
   }
   return `${antecedent.join(' ')}, ${consequent.join(' ')} (${show(rule.weight)}) : ${rule.condition.type === 'or' ? 2 : 1}`;
 }
 
-/** Writes an agent as FIS; throws FormatError for a rule FIS cannot hold (nested, an input named twice). */
+/** The one value every variable of `list` has for `setting`, or a FormatError saying FIS has one. */
+function single<T>(list: readonly T[], what: string): T | undefined {
+  const distinct = [...new Set(list)];
+  if (distinct.length > 1) throw cannot(`FIS names one ${what} for the whole system, and this agent has ${distinct.join(', ')}`);
+  return distinct[0];
+}
+
+/** Writes an agent as FIS; throws FormatError for what FIS cannot hold (nested rules, one method per system). */
 export function writeFis(model: Model): string {
-  const agent = compileAgent(model.definition);
-  const quoted = (name: string) => {
-    if (/['\n\r]/.test(name)) throw new FormatError(0, 'name', `the name ${JSON.stringify(name)} cannot be written in ${FORMAT}: it holds a quote or a line break`);
-    return `'${name}'`;
-  };
-  const inputs = Object.keys(agent.definition.inputs);
-  const outputs = Object.keys(agent.definition.outputs);
-  const { and, or, implication } = agent.operators;
+  const file = fileOfAgent(model);
+  const mamdani = file.outputs.filter((output) => output.defuzzifier!.name !== 'weightedAverage' && output.defuzzifier!.name !== 'weightedSum');
+  const weighted = file.outputs.filter((output) => !mamdani.includes(output));
+  const sugeno = weighted.filter(isTakagiSugeno);
+  const blocks = file.ruleBlocks;
+  const and = single(blocks.map((block) => block.conjunction?.name ?? 'minimum'), 'AND method');
+  const or = single(blocks.map((block) => block.disjunction?.name ?? 'maximum'), 'OR method');
+  const implication = single(blocks.flatMap((block) => (block.implication?.name ? [block.implication.name] : [])), 'implication') ?? 'minimum';
+  const aggregation = single(mamdani.map((output) => output.aggregation?.name ?? 'none'), 'aggregation') ?? 'maximum';
+  const defuzzification = single(mamdani.map((output) => output.defuzzifier!.name), 'defuzzification') ?? single(weighted.map((output) => output.defuzzifier!.name), 'defuzzification') ?? 'centroid';
+  if (mamdani.length > 0 && weighted.some((output) => output.defuzzifier!.name !== 'weightedAverage')) throw cannot('beside integrated outputs, its weighted outputs can only be weighted averages');
+  const aggregated = weighted.find((output) => output.aggregation?.name);
+  if (aggregated) throw cannot(`MATLAB weighs each rule of a weighted output on its own, and "${aggregated.name}" aggregates them by ${aggregated.aggregation!.name}`);
+  if (aggregation === 'none' || !Object.hasOwn(FIS_S_NORMS, aggregation)) throw cannot(`FIS has no aggregation ${aggregation}`);
+  const type = weighted.length === 0 ? 'mamdani' : mamdani.length > 0 ? 'hybrid' : sugeno.length === weighted.length ? 'sugeno' : 'tsukamoto';
+  const rows = blocks.flatMap((block) => block.rules.map((rule) => ruleRow(ruleOf(rule.text), file.inputs, file.outputs)));
   const lines = [
     '[System]',
-    `Name=${quoted(model.name)}`,
-    "Type='mamdani'",
+    `Name=${quoted(file.name)}`,
+    `Type='${type}'`,
     'Version=2.0',
-    `NumInputs=${inputs.length}`,
-    `NumOutputs=${outputs.length}`,
-    `NumRules=${agent.expandedRules.length}`,
-    `AndMethod='${and === 'product' ? 'prod' : 'min'}'`,
-    `OrMethod='${or === 'probabilisticSum' ? 'probor' : 'max'}'`,
-    `ImpMethod='${implication === 'product' ? 'prod' : 'min'}'`,
-    "AggMethod='max'",
-    "DefuzzMethod='centroid'",
+    `NumInputs=${file.inputs.length}`,
+    `NumOutputs=${file.outputs.length}`,
+    `NumRules=${rows.length}`,
+    `AndMethod='${FIS_T_NORMS[and!]}'`,
+    `OrMethod='${FIS_S_NORMS[or!]}'`,
+    `ImpMethod='${FIS_T_NORMS[implication]}'`,
+    `AggMethod='${FIS_S_NORMS[aggregation]}'`,
+    `DefuzzMethod='${FIS_DEFUZZIFIERS[defuzzification]}'`,
   ];
-  for (const kind of ['inputs', 'outputs'] as const) {
-    Object.entries(agent.definition[kind]).forEach(([name, sets], v) => {
-      const range = agent[kind][name]!.range;
-      lines.push('', `[${kind === 'inputs' ? 'Input' : 'Output'}${v + 1}]`, `Name=${quoted(name)}`, `Range=[${show(range[0])} ${show(range[1])}]`, `NumMFs=${Object.keys(sets).length}`);
-      Object.entries(sets).forEach(([set, points], s) => {
-        const shape = setShapeOf(points, range);
-        const parameters = shape.kind === 'ramp' ? [shape.from, shape.to] : shape.points;
-        lines.push(`MF${s + 1}=${quoted(set)}:'${{ triangle: 'trimf', trapezoid: 'trapmf', ramp: 'rampmf' }[shape.kind]}',[${parameters.map(show).join(' ')}]`);
-      });
+  for (const [heading, variables] of [['Input', file.inputs], ['Output', file.outputs]] as const) {
+    variables.forEach((variable, v) => {
+      lines.push('', `[${heading}${v + 1}]`, `Name=${quoted(variable.name)}`, `Range=[${show(variable.range![0])} ${show(variable.range![1])}]`, `NumMFs=${variable.terms.length}`);
+      if (variable.defuzzifier && !Number.isNaN(variable.defaultValue ?? NaN)) lines.push(`Default=${show(variable.defaultValue!)}`);
+      variable.terms.forEach((term, t) => lines.push(`MF${t + 1}=${membershipFunction(term)}`));
     });
   }
-  const sets = (kind: 'inputs' | 'outputs', variable: string) => Object.keys(agent.definition[kind][variable]!);
-  lines.push('', '[Rules]', ...agent.expandedRules.map((rule) => writeRuleRow(rule, inputs, outputs, sets)));
+  lines.push('', '[Rules]', ...rows);
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import { readFcl, writeFcl } from './fcl.js';
 import { readFis, writeFis } from './fis.js';
 import { readFll, writeFll } from './fll.js';
 import type { Model } from './model.js';
+import { sourceLines, trimmed } from './scan.js';
 
 export { readFcl, writeFcl, readFis, writeFis, readFll, writeFll };
 export { FormatError, type Model } from './model.js';
@@ -18,6 +19,24 @@ export const MEDIA_TYPES: Readonly<Record<ModelFormat, string>> = { fcl: 'text/x
 
 const readers: Record<ModelFormat, (text: string) => Model> = { fcl: readFcl, fll: readFll, fis: readFis };
 const writers: Record<ModelFormat, (model: Model) => string> = { fcl: writeFcl, fll: writeFll, fis: writeFis };
+
+/**
+ * The format a text looks like, from its first statement: FLL opens with `Engine:`, FIS with
+ * `[System]`, FCL with `FUNCTION_BLOCK` (comments before them skipped); undefined for anything else.
+ * Only the first 4 KiB are looked at.
+ */
+export function modelFormatOfText(text: string): ModelFormat | undefined {
+  const head = text.slice(0, 4096);
+  for (const { text: line } of sourceLines(head)) {
+    const content = trimmed(line);
+    if (content === '' || content.startsWith('#') || content.startsWith('%') || content.startsWith('//') || content.startsWith('(*') || content.startsWith('/*')) continue;
+    if (content.startsWith('Engine:')) return 'fll';
+    if (content.startsWith('[System]')) return 'fis';
+    if (content.toUpperCase().startsWith('FUNCTION_BLOCK')) return 'fcl';
+    return undefined;
+  }
+  return undefined;
+}
 
 export function readModel(format: ModelFormat, text: string): Model {
   return readers[format](text);

@@ -4,20 +4,11 @@
 
 import { AgentValidationError, compileAgent, parseRule, printRule, RuleSyntaxError } from '../engine/index.js';
 import { isFallingShoulder } from '../engine/shape.js';
-import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, VariableDefinition } from '../engine/types.js';
+import type { AgentDefinition, Condition, IfRule, Operators, SetDefinition, SetReference, VariableDefinition } from '../engine/types.js';
+import { FormatError } from './model-file.js';
+import { readerWork } from './scan.js';
 
-/** A model file fuzzbox cannot read (or an agent it cannot write in a format): `line` is 1-based, 0 for the whole file. */
-export class FormatError extends Error {
-  override readonly name = 'FormatError';
-  readonly line: number;
-  readonly construct: string;
-
-  constructor(line: number, construct: string, message: string) {
-    super(line > 0 ? `line ${line}: ${message}` : message);
-    this.line = line;
-    this.construct = construct;
-  }
-}
+export { FormatError };
 
 /** An agent as a model file holds it: its name (the file's block name) and its definition. */
 export interface Model {
@@ -36,20 +27,6 @@ export interface Variable {
   /** the declared range, when the file gives one */
   range?: [number, number];
   readonly terms: Term[];
-}
-
-/** A number as the formats write it; NaN for anything else. */
-export function number(text: string | undefined): number {
-  if (text === undefined || !/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text)) return NaN;
-  return Number(text);
-}
-
-export function numbers(texts: readonly string[], line: number, what: string): number[] {
-  return texts.map((text) => {
-    const value = number(text);
-    if (!Number.isFinite(value)) throw new FormatError(line, what, `expected a number in ${what}, got ${JSON.stringify(text)}`);
-    return value;
-  });
 }
 
 /**
@@ -99,25 +76,32 @@ export function resolveSets(variable: Variable, output: boolean): VariableDefini
   const sets = new Map<string, SetDefinition>();
   const widened = new Set<string>();
   const shoulder = (term: Term & { kind: 'ramp' }) => [Math.min(term.from, term.to), Math.max(term.from, term.to)];
-  for (;;) {
+  const setOf = (term: Term) => {
+    if (term.kind === 'points') return term.points;
+    if (widened.has(term.name)) return term.to > term.from ? [term.from, term.to, edge[1], edge[1]] : [edge[0], edge[0], term.to, term.from];
+    return shoulder(term);
+  };
+  let min = Infinity;
+  let max = -Infinity;
+  for (const term of variable.terms) for (const x of setOf(term)) (min = Math.min(min, x)), (max = Math.max(max, x));
+  const wrong = (term: Term) => {
+    if (term.kind !== 'ramp' || widened.has(term.name)) return false;
+    // a ramp of zero width has no direction of its own: it is the shoulder fuzzbox's rule makes there
+    const falls = term.to === term.from ? isFallingShoulder(shoulder(term), [min, max]) : term.to < term.from;
+    if (isFallingShoulder(shoulder(term), [min, max]) !== falls) return true;
+    return output && (falls ? min !== edge[0] : max !== edge[1]);
+  };
+  // a widened ramp reaches an edge, so min and max change at most twice: at most three passes
+  for (let changed = true; changed; ) {
+    changed = false;
     for (const term of variable.terms) {
-      if (term.kind === 'points') sets.set(term.name, term.points);
-      else if (widened.has(term.name)) sets.set(term.name, term.to > term.from ? [term.from, term.to, edge[1], edge[1]] : [edge[0], edge[0], term.to, term.from]);
-      else sets.set(term.name, shoulder(term));
+      if (!wrong(term)) continue;
+      widened.add(term.name);
+      for (const x of setOf(term)) (min = Math.min(min, x)), (max = Math.max(max, x));
+      changed = true;
     }
-    let min = Infinity;
-    let max = -Infinity;
-    for (const points of sets.values()) for (const x of points) (min = Math.min(min, x)), (max = Math.max(max, x));
-    const wrong = variable.terms.find((term) => {
-      if (term.kind !== 'ramp' || widened.has(term.name)) return false;
-      // a ramp of zero width has no direction of its own: it is the shoulder fuzzbox's rule makes there
-      const falls = term.to === term.from ? isFallingShoulder(shoulder(term), [min, max]) : term.to < term.from;
-      if (isFallingShoulder(shoulder(term), [min, max]) !== falls) return true;
-      return output && (falls ? min !== edge[0] : max !== edge[1]);
-    });
-    if (!wrong) break;
-    widened.add(wrong.name);
   }
+  for (const term of variable.terms) sets.set(term.name, setOf(term));
   const names = new Set<string>();
   for (const term of variable.terms) {
     if (names.has(term.name)) throw new FormatError(term.line, 'duplicate term', `term "${term.name}" is defined twice in "${variable.name}"`);
@@ -128,21 +112,37 @@ export function resolveSets(variable: Variable, output: boolean): VariableDefini
 
 const HEDGES = new Set(['any', 'extremely', 'seldom', 'somewhat', 'very']);
 
+/** The words of a rule in one pass: parentheses and commas on their own, a double-quoted name (with \\ escapes) as one word. */
+function ruleWords(text: string): string[] {
+  const found: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') i++;
+    else if (ch === '(' || ch === ')' || ch === ',') found.push(text[i++]!);
+    else {
+      const start = i;
+      if (ch === '"') {
+        for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+        i++;
+      } else while (i < text.length && !' \t\n\r(),"'.includes(text[i]!)) i++;
+      found.push(text.slice(start, i));
+    }
+  }
+  readerWork.steps += text.length;
+  return found;
+}
+
 /**
  * A rule in fuzzylite's or IEC 61131-7's syntax (`if a is x and b is not y then c is z and d is w
  * with 0.5`) as fuzzbox's canonical rule text: keywords in any case, conclusions joined by `and`
  * or `,`, AND binding tighter than OR. Hedges are refused.
  */
 export function readRule(text: string, line: number): string {
-  const words = text.replace(/([(),])/g, ' $1 ').trim().split(/\s+/);
-  words.forEach((word, i) => {
-    if (HEDGES.has(word.toLowerCase()) && words[i - 1] !== undefined && /^(is|not)$/i.test(words[i - 1]!) && words[i + 1] !== undefined && !/^(and|or|then|with|\))$/i.test(words[i + 1]!)) {
-      throw new FormatError(line, `hedge "${word}"`, `the hedge "${word}" is not supported (fuzzbox's conditions are "x IS [NOT] set"): ${text}`);
-    }
-  });
+  const words = ruleWords(text);
   const then = words.findIndex((word) => word.toLowerCase() === 'then');
   const converted = words.map((word, i) => (i > then && then >= 0 && word.toLowerCase() === 'and' ? ',' : word));
-  const quoted = converted.map((word) => (/^[^\s(),"\\]+$/.test(word) || word === '(' || word === ')' || word === ',' ? word : JSON.stringify(word)));
+  const quoted = converted.map((word) => (/^[^\s(),"\\]+$/.test(word) || word.startsWith('"') || word === '(' || word === ')' || word === ',' ? word : JSON.stringify(word)));
   try {
     const ast = parseRule(quoted.join(' '));
     if (ast.type !== 'if') throw new FormatError(line, 'rule', `expected an IF rule: ${text}`);
@@ -155,23 +155,9 @@ export function readRule(text: string, line: number): string {
 
 /**
  * The model a file described, checked by compiling it: an issue is reported at the line of the
- * variable, term or rule it concerns. `ruleLines[i]` is the line of rules[i].
+ * variable, term or rule it concerns (`lines.variables` by path, `lines.rules[i]` for rules[i]).
  */
-export function buildModel(name: string, inputs: readonly Variable[], outputs: readonly Variable[], rules: string[], ruleLines: number[], operators: Required<Operators>): Model {
-  const lines = new Map<string, number>();
-  const sets = (list: readonly Variable[], kind: 'inputs' | 'outputs') =>
-    Object.fromEntries(
-      list.map((variable) => {
-        lines.set(`${kind}.${variable.name}`, variable.line);
-        for (const term of variable.terms) lines.set(`${kind}.${variable.name}.${term.name}`, term.line);
-        return [variable.name, resolveSets(variable, kind === 'outputs')];
-      }),
-    );
-  const definition: AgentDefinition = { inputs: sets(inputs, 'inputs'), outputs: sets(outputs, 'outputs'), rules, ...operatorsSetting(operators) };
-  return checkedModel(name, definition, { variables: lines, rules: ruleLines, file: 1 });
-}
-
-function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
+export function checkedModel(name: string, definition: AgentDefinition, lines: { variables: Map<string, number>; rules: number[]; file: number }): Model {
   try {
     compileAgent(definition);
   } catch (error) {
@@ -185,7 +171,7 @@ function checkedModel(name: string, definition: AgentDefinition, lines: { variab
 }
 
 /** The operators a file names, as fuzzbox's setting: left out where they are the defaults. */
-export function operatorsSetting(operators: Required<Operators>): Pick<AgentDefinition, 'operators'> {
+export function operatorsSetting(operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>): Pick<AgentDefinition, 'operators'> {
   const chosen = Object.fromEntries(Object.entries(operators).filter(([key, value]) => value !== { and: 'min', or: 'max', implication: 'min' }[key]));
   return Object.keys(chosen).length > 0 ? { operators: chosen as Operators } : {};
 }
@@ -228,9 +214,9 @@ export function show(value: number): string {
 export function writeCondition(condition: Condition, format: string, notGroups: boolean): string {
   switch (condition.type) {
     case 'is':
-      return `${writableName(condition.variable, format)} is ${writableName(condition.set, format)}`;
+      return reference(condition, format, false);
     case 'not':
-      if (condition.operand.type === 'is') return `${writableName(condition.operand.variable, format)} is not ${writableName(condition.operand.set, format)}`;
+      if (condition.operand.type === 'is') return reference(condition.operand, format, true);
       if (!notGroups) throw new FormatError(0, 'NOT', `${format} has no NOT over a group of conditions; write the rule with NOT on each condition`);
       return `not (${writeCondition(condition.operand, format, notGroups)})`;
     case 'and':
@@ -241,8 +227,13 @@ export function writeCondition(condition: Condition, format: string, notGroups: 
   }
 }
 
+/** `x is [not] [hedges] set`, fuzzylite's order */
+function reference({ variable, set, hedges }: SetReference, format: string, negated: boolean): string {
+  return [writableName(variable, format), 'is', ...(negated ? ['not'] : []), ...(hedges ?? []), set === 'any' ? set : writableName(set, format)].join(' ');
+}
+
 /** `if … then a is x and b is y [with w]` */
 export function writeRule(rule: IfRule, format: string, notGroups: boolean): string {
-  const conclusions = rule.conclusions.map(({ variable, set }) => `${writableName(variable, format)} is ${writableName(set, format)}`).join(' and ');
+  const conclusions = rule.conclusions.map((conclusion) => reference(conclusion, format, false)).join(' and ');
   return `if ${writeCondition(rule.condition, format, notGroups)} then ${conclusions}${rule.weight === 1 ? '' : ` with ${show(rule.weight)}`}`;
 }

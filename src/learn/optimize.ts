@@ -1,5 +1,5 @@
 import { compileAgent, evaluateBatch } from '../engine/index.js';
-import type { AgentDefinition, Inputs } from '../engine/types.js';
+import type { AgentDefinition, Inputs, SetDefinition } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints, type Bandwidths } from './estimator.js';
@@ -430,7 +430,7 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
   layout.cells.forEach((_, c) =>
     layout.outputs.forEach(({ name }, o) => {
       const from = initial[c * outputCount + o]!;
-      const to = definition.outputs[name]![layout.setNames[c]!]![1]!;
+      const to = (definition.outputs[name]![layout.setNames[c]!] as SetDefinition)[1]!;
       if (Math.abs(to - from) > 1e-9 * (Math.abs(from) + 1)) changes.push({ kind: 'set', side: 'outputs', variable: name, set: layout.setNames[c]!, point: 1, from, to });
     }),
   );
@@ -446,7 +446,7 @@ function tableValues(definition: AgentDefinition, layout: CellLayout): Float64Ar
   for (const [c, set] of layout.setNames.entries()) {
     for (const [o, { name }] of layout.outputs.entries()) {
       const points = definition.outputs[name]?.[set];
-      if (!points || points.length !== 3) return undefined;
+      if (!points || !Array.isArray(points) || points.length !== 3) return undefined;
       values[c * layout.outputs.length + o] = points[1]!;
     }
   }

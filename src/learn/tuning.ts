@@ -1,6 +1,6 @@
 import { parseRule, printRule } from '../engine/parse.js';
 import { isFallingShoulder, shapeTrapezoid } from '../engine/shape.js';
-import type { AgentDefinition, RuleAst, SetDefinition } from '../engine/types.js';
+import type { AgentDefinition, RuleAst, SetDefinition, TermDefinition } from '../engine/types.js';
 import { mean } from './statistics.js';
 
 export type Side = 'inputs' | 'outputs';
@@ -17,7 +17,12 @@ export type Change =
   | { readonly kind: 'set'; readonly side: Side; readonly variable: string; readonly set: string; readonly point: number; readonly from: number; readonly to: number }
   | { readonly kind: 'weight'; readonly rule: number; readonly from: number; readonly to: number };
 
-type Sets = Readonly<Record<string, SetDefinition>>;
+type Sets = Readonly<Record<string, SetDefinition | TermDefinition>>;
+
+/** The sets given as points: what tuning moves (a term named by its kind stays as it is). */
+function pointSets(sets: Sets): Record<string, SetDefinition> {
+  return Object.fromEntries(Object.entries(sets).filter((entry): entry is [string, SetDefinition] => Array.isArray(entry[1])));
+}
 
 /** The numbers of an agent: everything the search may change. */
 export interface Numbers {
@@ -42,7 +47,7 @@ function centre(points: SetDefinition, range: readonly [number, number]): number
   return (b + c) / 2;
 }
 
-function boundsOf(sets: Sets): VariableBounds {
+function boundsOf(sets: Readonly<Record<string, SetDefinition>>): VariableBounds {
   const all = Object.values(sets).flat();
   const min = Math.min(...all);
   const max = Math.max(...all);
@@ -75,7 +80,7 @@ export class Tuning {
     this.#definition = definition;
     this.#rules = definition.rules.map(parseRule);
     const boundsOfSide = (variables: AgentDefinition['inputs']) =>
-      Object.fromEntries(Object.entries(variables).map(([name, sets]) => [name, boundsOf(sets)]));
+      Object.fromEntries(Object.entries(variables).map(([name, sets]) => [name, boundsOf(pointSets(sets))]));
     this.#bounds = { inputs: boundsOfSide(definition.inputs), outputs: boundsOfSide(definition.outputs) };
     this.initial = { inputs: definition.inputs, outputs: definition.outputs, weights: this.#rules.map((rule) => rule.weight) };
   }
@@ -86,7 +91,7 @@ export class Tuning {
     for (const side of sides) {
       for (const [variable, sets] of Object.entries(this.#definition[side])) {
         const bounds = this.#bounds[side][variable]!;
-        for (const [set, points] of Object.entries(sets)) {
+        for (const [set, points] of Object.entries(pointSets(sets))) {
           const free = points.filter((p) => p > bounds.min && p < bounds.max).length;
           if (free >= 1) moves.push({ kind: 'shift', side, variable, set });
           if (free >= 2) moves.push({ kind: 'spread', side, variable, set });
@@ -108,7 +113,7 @@ export class Tuning {
     }
     const bounds = this.#bounds[move.side][move.variable]!;
     const sets = numbers[move.side][move.variable]!;
-    const points = sets[move.set]!;
+    const points = sets[move.set] as SetDefinition;
     const middle = mean(points); // what `spread` scales the free points away from
     const moved = points.map((p) => {
       if (p <= bounds.min || p >= bounds.max) return p;
@@ -118,16 +123,16 @@ export class Tuning {
     if (moved.every((p, i) => p === points[i])) return undefined;
     if (moved.some((p, i) => i > 0 && p < moved[i - 1]!)) return undefined;
     const width = moved[moved.length - 1]! - moved[0]!;
-    const initialPoints = this.initial[move.side][move.variable]![move.set]!;
+    const initialPoints = this.initial[move.side][move.variable]![move.set] as SetDefinition;
     const initialWidth = initialPoints[initialPoints.length - 1]! - initialPoints[0]!;
     if (width < Math.min(initialWidth, MIN_WIDTH * (bounds.max - bounds.min))) return undefined;
     if (moved.length === 2 && isFallingShoulder(moved, bounds.range) !== isFallingShoulder(points, bounds.range)) return undefined;
     const changed = { ...sets, [move.set]: moved };
     for (let i = 1; i < bounds.order.length; i++) {
-      const lower = this.initial[move.side][move.variable]![bounds.order[i - 1]!]!;
-      const upper = this.initial[move.side][move.variable]![bounds.order[i]!]!;
+      const lower = this.initial[move.side][move.variable]![bounds.order[i - 1]!] as SetDefinition;
+      const upper = this.initial[move.side][move.variable]![bounds.order[i]!] as SetDefinition;
       const wasStrict = centre(lower, bounds.range) < centre(upper, bounds.range);
-      const now = centre(changed[bounds.order[i]!]!, bounds.range) - centre(changed[bounds.order[i - 1]!]!, bounds.range);
+      const now = centre(changed[bounds.order[i]!] as SetDefinition, bounds.range) - centre(changed[bounds.order[i - 1]!] as SetDefinition, bounds.range);
       if (wasStrict ? now <= 0 : now < 0) return undefined;
     }
     return { ...numbers, [move.side]: { ...numbers[move.side], [move.variable]: changed } };
@@ -152,8 +157,8 @@ export class Tuning {
     const changes: Change[] = [];
     for (const side of ['inputs', 'outputs'] as const) {
       for (const [variable, sets] of Object.entries(this.initial[side])) {
-        for (const [set, points] of Object.entries(sets)) {
-          const now = numbers[side][variable]![set]!;
+        for (const [set, points] of Object.entries(pointSets(sets))) {
+          const now = numbers[side][variable]![set] as SetDefinition;
           points.forEach((from, point) => {
             const to = now[point]!;
             if (to !== from) changes.push({ kind: 'set', side, variable, set, point, from, to });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../engine/types.js';
+import { TERM_KINDS, TERM_PARAMETERS } from '../engine/terms.js';
+import type { TermDefinition, TermKind } from '../engine/types.js';
 import { OPERATOR_CHOICES } from '../engine/validate.js';
 import { recordError } from './errors.js';
 
@@ -10,12 +12,55 @@ const nameText = (what: string) =>
     .max(200, { error: `${what} must be at most 200 characters` });
 
 /** 2 points = shoulder (slope), 3 = triangle, 4 = trapezoid. Ordering is checked by the engine. */
-export const setDefinitionSchema = z
+export const pointsSchema = z
   .array(z.number({ error: 'every point of a set must be a finite number' }), {
     error: 'a set must be an array of 2, 3 or 4 numbers',
   })
   .min(2, { error: 'a set needs 2 (slope), 3 (triangle) or 4 (trapezoid) points' })
   .max(4, { error: 'a set needs 2 (slope), 3 (triangle) or 4 (trapezoid) points' });
+
+const parameter = (kind: string, name: string) => z.number({ error: `${kind}'s ${name} must be a finite number` });
+
+/** The parameters of one kind beside `type`: its numbers (TERM_PARAMETERS), or a discrete's points and a linear term's coefficients. */
+function termShape(kind: TermKind): z.ZodRawShape {
+  const height = { height: z.number({ error: `${kind}'s height must be a number above 0 and at most 1` }).optional() };
+  if (kind === 'discrete') {
+    const point = z.tuple([parameter(kind, 'x'), parameter(kind, 'y')], { error: 'each point of a discrete term is [x, y]' });
+    return { points: z.array(point, { error: 'a discrete term\'s points are [[x, y], …]' }), ...height };
+  }
+  if (kind === 'linear') {
+    return {
+      coefficients: z.record(nameText('an input name'), parameter(kind, 'coefficient'), {
+        error: recordError('a linear term\'s coefficients map input name → number, e.g. {"x": 2}'),
+      }),
+      constant: parameter(kind, 'constant').optional(),
+    };
+  }
+  const numbers = Object.fromEntries(TERM_PARAMETERS[kind].map((name) => [name, parameter(kind, name)]));
+  return kind === 'constant' ? numbers : { ...numbers, ...height };
+}
+
+/** A term named by its kind, e.g. `{"type": "gaussian", "mean": 5, "standardDeviation": 1.5}`; values are checked by the engine. */
+export const termSchema = z.discriminatedUnion(
+  'type',
+  TERM_KINDS.map((kind) =>
+    z.strictObject(
+      { type: z.literal(kind), ...termShape(kind) },
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys'
+            ? `a ${kind} term has ${['type', ...(TERM_PARAMETERS[kind] as readonly string[])].join(', ')}, not ${issue.keys.join(', ')}`
+            : undefined,
+      },
+    ),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  { error: `a set is an array of 2, 3 or 4 numbers or a term {"type": kind, …}, kind one of ${TERM_KINDS.join(', ')}` },
+) as unknown as z.ZodType<TermDefinition, TermDefinition>;
+
+/** A set: fuzzy.ai's points, or a term named by its kind (docs/ENGINE.md, "Term kinds, universes, operators"). */
+export const setDefinitionSchema = z.union([pointsSchema, termSchema], {
+  error: `a set is an array of 2, 3 or 4 numbers or a term {"type": kind, …}, kind one of ${TERM_KINDS.join(', ')}`,
+});
 
 export const variableSchema = z.record(nameText('a set name'), setDefinitionSchema, {
   error: recordError('a variable must be an object mapping set name → set definition'),
@@ -37,17 +82,41 @@ export type Performance = z.infer<typeof performanceSchema>;
 const operatorChoice = <const Values extends readonly [string, ...string[]]>(key: string, values: Values) =>
   z.enum(values, { error: `${key} is ${values.map((value) => `"${value}"`).join(' or ')}` }).optional();
 
-/** The rules' operators, each optional, absent meaning min / max / min (docs/ENGINE.md, "Operators"). */
+const outputOperatorsSchema = z.strictObject(
+  {
+    implication: operatorChoice('implication', OPERATOR_CHOICES.implication),
+    aggregation: operatorChoice('aggregation', OPERATOR_CHOICES.aggregation),
+    defuzzification: operatorChoice('defuzzification', OPERATOR_CHOICES.defuzzification),
+    default: z.number({ error: 'default is a number, or null to leave the output out' }).nullable().optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown setting ${issue.keys.map((key) => `"${key}"`).join(', ')}: an output chooses "implication", "aggregation", "defuzzification" and "default"`
+        : 'an output\'s operators are an object such as {"defuzzification": "weightedAverage"}',
+  },
+);
+
+const rangeSchema = z.tuple([z.number({ error: 'a range is [min, max], two finite numbers' }), z.number({ error: 'a range is [min, max], two finite numbers' })], {
+  error: 'a range is [min, max], two finite numbers',
+});
+
+/** The agent's operators and inference settings, each optional (docs/ENGINE.md, "Operators" and "Term kinds, universes, operators"). */
 export const operatorsSchema = z.strictObject(
   {
     and: operatorChoice('and', OPERATOR_CHOICES.and),
     or: operatorChoice('or', OPERATOR_CHOICES.or),
     implication: operatorChoice('implication', OPERATOR_CHOICES.implication),
+    aggregation: operatorChoice('aggregation', OPERATOR_CHOICES.aggregation),
+    defuzzification: operatorChoice('defuzzification', OPERATOR_CHOICES.defuzzification),
+    activationThreshold: z.number({ error: 'activationThreshold is a number from 0 to 1' }).min(0, { error: 'activationThreshold is a number from 0 to 1' }).max(1, { error: 'activationThreshold is a number from 0 to 1' }).optional(),
+    ranges: z.record(nameText('a variable name'), rangeSchema, { error: recordError('ranges map variable name → [min, max]') }).optional(),
+    outputs: z.record(nameText('an output name'), outputOperatorsSchema, { error: recordError('operators.outputs maps output name → its own operators') }).optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown operator ${issue.keys.map((key) => `"${key}"`).join(', ')}: an agent chooses "and", "or" and "implication"`
+        ? `unknown operator ${issue.keys.map((key) => `"${key}"`).join(', ')}: an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"`
         : 'operators must be an object such as {"and": "product", "or": "probabilisticSum", "implication": "product"}',
   },
 );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentBodySchema } from './agent.js';
 
 /** The body of POST /agent/:id/optimize. */
 export const optimizeBodySchema = z.object(
@@ -45,12 +46,8 @@ export const optimizeResultSchema = z.object({
   /** the same estimate for the proposed agent */
   after: z.number(),
   changes: z.array(change),
-  /** the proposed inputs, outputs and rules (saved as the new version unless dryRun) */
-  definition: z.object({
-    inputs: z.record(z.string(), z.record(z.string(), z.array(z.number()))),
-    outputs: z.record(z.string(), z.record(z.string(), z.array(z.number()))),
-    rules: z.array(z.string()),
-  }),
+  /** the proposed inputs, outputs, rules and operators (saved as the new version unless dryRun) */
+  definition: agentBodySchema.pick({ inputs: true, outputs: true, rules: true, operators: true }),
 });
 /** The answer of POST /agent/:id/optimize. */
 export type OptimizeResult = z.infer<typeof optimizeResultSchema>;

@@ -1,10 +1,10 @@
 // Model files over REST (SPEC 7) and the operators setting, through fetch() → msw → handle().
-import { readFileSync } from 'node:fs';
+import { sharedText } from '../support/shared.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readModel } from '../../src/formats/index.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 
-const shared = (path: string) => readFileSync(new URL(`../../../shared/${path}`, import.meta.url), 'utf8');
+const shared = sharedText;
 
 let t: TestService;
 let key: string;
@@ -25,7 +25,7 @@ describe('model files in', () => {
     const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
     expect(created.status).toBe(200);
     expect(created.body.name).toBe('tank2');
-    expect(created.body.operators).toEqual({ and: 'product', or: 'probabilisticSum', implication: 'product' });
+    expect(created.body.operators).toEqual({ and: 'product', or: 'probabilisticSum', implication: 'product', ranges: { level: [-1, 1], change: [-0.1, 0.1] } });
     expect(created.body.rules).toEqual(readModel('fcl', text).definition.rules);
     // fuzzylite's tank2.fld: level 0.225806452, change 0.080645161 → valve −0.5 (Centroid 200)
     const [header, ...rows] = shared('fuzzylite-examples/near-compatible/mamdani/matlab/tank2.fld').trim().split('\n');
@@ -60,14 +60,42 @@ describe('model files in', () => {
     const refused = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 'error', error: 'ValidationError' });
-    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 33: the Cosine term "LOW" is not supported/);
-    expect(refused.body.issues).toEqual([{ path: 'line 33', message: expect.stringMatching(/^Cosine: line 33: /) }]);
+    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 46: a condition on the output "Power" \(fuzzylite feeds back its previous value/);
+    expect(refused.body.issues).toEqual([{ path: 'line 46', message: expect.stringMatching(/^chained: line 46: /) }]);
     expect(await t.snapshot()).toBe(before);
     // evaluation takes JSON only
     const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
     const evaluated = await t.call('POST', `agent/${created.body.id}`, { key, body: 'FUNCTION_BLOCK x', headers: { 'Content-Type': 'text/x-fcl' } });
     expect(evaluated.status).toBe(400);
     expect(evaluated.body.message).toMatch(/send the body as JSON with "Content-Type: application\/json" \(got "text\/x-fcl"\)/);
+  });
+});
+
+describe('a model file sent with the wrong Content-Type, or one a reader once crashed on', () => {
+  test('an FCL file sent as JSON, or FLL sent as text/x-fcl, is a 400 naming the right Content-Type, and changes nothing', async () => {
+    const before = await t.snapshot();
+    const fcl = shared('fuzzylite-examples/mamdani/SimpleDimmer.fcl');
+    const asJson = await t.call('POST', 'agent', { key, body: fcl, headers: { 'Content-Type': 'application/json' } });
+    expect(asJson.status).toBe(400);
+    expect(asJson.body.message).toMatch(/^the body is not valid JSON \(.*\); this is an? FCL file: send it with "Content-Type: text\/x-fcl"$/);
+    const fll = shared('fuzzylite-examples/mamdani/SimpleDimmer.fll');
+    const asFcl = await t.call('POST', 'agent', { key, body: fll, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(asFcl.status).toBe(400);
+    expect(asFcl.body.message).toBe('this is an FLL file, not FCL: send it with "Content-Type: text/x-fll"');
+    const fis = shared('fuzzylite-examples/mamdani/SimpleDimmer.fis');
+    const fisAsFll = await t.call('POST', 'agent', { key, body: fis, headers: { 'Content-Type': 'text/x-fll' } });
+    expect(fisAsFll.body.message).toBe('this is a FIS file, not FLL: send it with "Content-Type: text/x-fis"');
+    expect(await t.snapshot()).toEqual(before);
+  });
+
+  test('END_RULEBLOCK without RULEBLOCK, and CR-only line ends, are answered as FCL, not as "not valid JSON"', async () => {
+    const stray = await t.call('POST', 'agent', { key, body: 'FUNCTION_BLOCK b\nEND_RULEBLOCK\n', headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(stray.status).toBe(400);
+    expect(stray.body.message).toBe('the FCL file cannot be read: line 2: END_RULEBLOCK without RULEBLOCK before it');
+    const fcl = shared('fuzzylite-examples/mamdani/SimpleDimmer.fcl').replace(/\r?\n/g, '\r');
+    const created = await t.call('POST', 'agent', { key, body: fcl, headers: { 'Content-Type': 'text/x-fcl' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject(readModel('fcl', fcl.replace(/\r/g, '\n')).definition);
   });
 });
 
@@ -128,8 +156,11 @@ describe('the operators setting', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.issues).toEqual(
       expect.arrayContaining([
-        { path: 'operators.and', message: 'and is "min" or "product"' },
-        { path: 'operators', message: 'unknown operator "xor": an agent chooses "and", "or" and "implication"' },
+        { path: 'operators.and', message: 'and is "min" or "product" or "boundedDifference" or "drasticProduct" or "einsteinProduct" or "hamacherProduct" or "nilpotentMinimum"' },
+        {
+          path: 'operators',
+          message: 'unknown operator "xor": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
+        },
       ]),
     );
   });

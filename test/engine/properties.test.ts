@@ -71,7 +71,7 @@ const movedAgentAndInputs = fc
     const move = (x: number) => offset + scale * x;
     const moveVariables = (variables: AgentDefinition['inputs']) =>
       Object.fromEntries(
-        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, points.map(move)]))]),
+        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)]))]),
       );
     return [
       { inputs: moveVariables(definition.inputs), outputs: moveVariables(definition.outputs), rules: definition.rules },
@@ -100,7 +100,7 @@ const extremeAgentAndInputs = fc
     const move = (x: number) => Math.max(-1e308, Math.min(1e308, map.offset + map.scale * x));
     const moveVariables = (variables: AgentDefinition['inputs']) =>
       Object.fromEntries(
-        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, points.map(move)]))]),
+        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)]))]),
       );
     const moved: AgentDefinition = { inputs: moveVariables(definition.inputs), outputs: moveVariables(definition.outputs), rules: definition.rules };
     return { definition: moved, inputs: Object.fromEntries(Object.entries(inputs).map(([name, value]) => [name, move(value)])), map };
@@ -188,7 +188,7 @@ describe('evaluation properties over random agents and inputs', () => {
             const points = definition.outputs[output]![setName]!;
             for (const x of xs.filter((x) => x > range[0] && x < range[1])) {
               // membership() saturates shoulders beyond the range; inside it, it is the set's shape
-              if (points.every((p) => p !== x)) expect(valueAt(polygon, x)).toBeCloseTo(Math.min(degree, membership(points, range, x)), 9);
+              if ((points as readonly number[]).every((p) => p !== x)) expect(valueAt(polygon, x)).toBeCloseTo(Math.min(degree, membership(points, range, x)), 9);
             }
           }
           for (const polygon of [combined, ...clipped]) expectMinimal(polygon);

@@ -26,7 +26,7 @@ import { createScratch } from '../../src/engine/scratch.js';
 import { shapeTrapezoid } from '../../src/engine/shape.js';
 import { indexVariables } from '../../src/engine/variables.js';
 
-const defaults: Required<Operators> = { and: 'min', or: 'max', implication: 'min' };
+const defaults: Required<Pick<Operators, 'and' | 'or' | 'implication'>> = { and: 'min', or: 'max', implication: 'min' };
 
 describe('fuzzification', () => {
   const inputs = indexVariables({ t: { cold: [0, 10], warm: [5, 10, 15], hot: [10, 20] } });
@@ -57,7 +57,7 @@ describe('activation', () => {
   // a is lo to 0.4 and hi to 0.4 (both shoulders rise: equal midpoints); b likewise to 0.7
   const degrees = Float64Array.from([0.4, 0.4, 0.7, 0.7]);
 
-  function strengths(operators: Required<Operators>) {
+  function strengths(operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>) {
     const layout = layOutActivation(expanded, inputs, outputs, operators);
     const result = { strengths: new Float64Array(3), inferred: new Float64Array(2) };
     activate(layout, degrees, new Float64Array(layout.stackDepth), result.strengths, result.inferred);
@@ -157,7 +157,7 @@ describe('aggregation and defuzzification', () => {
 
 describe('rule activation against an independent oracle', () => {
   /** The condition's degree, recursively, straight from SPEC 4: nothing shared with the engine's compiled form. */
-  function oracle(condition: Condition, degree: (variable: string, set: string) => number, operators: Required<Operators>): number {
+  function oracle(condition: Condition, degree: (variable: string, set: string) => number, operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>): number {
     switch (condition.type) {
       case 'is':
         return degree(condition.variable, condition.set);

@@ -99,3 +99,77 @@ describe('round trip over random agents', () => {
     });
   }
 });
+
+// Agents with terms of every kind fuzzylite has, declared universes, every norm, the integral
+// defuzzifiers and hedges: written in each format and read back, the same agent.
+const T_NORM_NAMES = ['min', 'product', 'boundedDifference', 'drasticProduct', 'einsteinProduct', 'hamacherProduct', 'nilpotentMinimum'] as const;
+const S_NORM_NAMES = ['max', 'probabilisticSum', 'boundedSum', 'normalizedSum', 'drasticSum', 'einsteinSum', 'hamacherSum', 'nilpotentMaximum'] as const;
+const at = fc.integer({ min: 0, max: 40 }).map((k) => k / 4);
+const width = fc.integer({ min: 1, max: 20 }).map((k) => k / 4);
+const sorted = (count: number) => fc.array(at, { minLength: count, maxLength: count }).map((values) => values.sort((a, b) => a - b));
+/** a term inside the universe [0, 10], as its JSON object */
+const curved = fc.oneof(
+  fc.record({ type: fc.constant('gaussian' as const), mean: at, standardDeviation: width }),
+  fc.record({ type: fc.constant('bell' as const), center: at, width, slope: width }),
+  fc.record({ type: fc.constant('sigmoid' as const), inflection: at, slope: fc.constantFrom(-4, -1, 2, 8) }),
+  fc.record({ type: fc.constant('cosine' as const), center: at, width }),
+  fc.record({ type: fc.constant('spike' as const), center: at, width }),
+  sorted(3).map(([a, b, c]) => ({ type: 'triangle' as const, vertexA: a!, vertexB: b!, vertexC: c! })),
+  sorted(2).filter(([a, b]) => a !== b).map(([a, b]) => ({ type: 'sShape' as const, start: a!, end: b! })),
+  fc.tuple(sorted(2), fc.integer({ min: 1, max: 4 }).map((k) => k / 4)).map(([[a, b], y]) => ({ type: 'discrete' as const, points: [[a!, 0], [b!, y]] as Array<[number, number]> })),
+);
+const kindedVariable = fc.uniqueArray(identifier, { minLength: 1, maxLength: 3 }).chain((names) =>
+  fc.tuple(fc.record({ type: fc.constant('gaussian' as const), mean: at, standardDeviation: width }), fc.array(curved, { minLength: names.length - 1, maxLength: names.length - 1 })).map(([first, rest]) => Object.fromEntries(names.map((name, i) => [name, i === 0 ? first : rest[i - 1]!]))),
+);
+
+/** `flat`: FIS rules, one condition per input */
+function kindedModels(flat: boolean): fc.Arbitrary<Model> {
+  return fc
+    .record({
+      name: identifier,
+      input: kindedVariable,
+      output: kindedVariable,
+      and: fc.constantFrom(...T_NORM_NAMES),
+      or: fc.constantFrom(...S_NORM_NAMES),
+      implication: fc.constantFrom(...T_NORM_NAMES),
+      aggregation: fc.constantFrom(...S_NORM_NAMES),
+      defuzzification: fc.constantFrom('centroid' as const, 'bisector' as const, 'meanOfMaximum' as const, 'smallestOfMaximum' as const, 'largestOfMaximum' as const),
+      hedges: fc.array(fc.constantFrom(undefined, 'very', 'somewhat', 'seldom', 'extremely'), { minLength: 6, maxLength: 6 }),
+    })
+    .map(({ name, input, output, and, or, implication, aggregation, defuzzification, hedges }): Model => {
+      const hedged = (hedge: string | undefined, set: string) => (hedge ? `${hedge} ${set}` : set);
+      const inputSets = Object.keys(input);
+      const outputSets = Object.keys(output);
+      const condition = (set: string, i: number) => (flat ? `x IS ${hedged(hedges[i], set)}` : `x IS ${hedged(hedges[i], set)} ${i % 2 === 0 ? 'AND' : 'OR'} x IS NOT ${inputSets[0]}`);
+      const rules = inputSets.map((set, i) => `IF ${condition(set, i)} THEN y IS ${hedged(hedges[i + 3], outputSets[i % outputSets.length]!)}`);
+      const settings = { ...(aggregation === 'max' ? {} : { aggregation }), ...(defuzzification === 'centroid' ? {} : { defuzzification }) };
+      return {
+        name,
+        definition: {
+          inputs: { x: input },
+          outputs: { y: output },
+          rules: rules.map((rule) => printRule(parseRule(rule))),
+          operators: {
+            ...(and === 'min' ? {} : { and }),
+            ...(or === 'max' ? {} : { or }),
+            ...(implication === 'min' ? {} : { implication }),
+            ranges: { x: [0, 10], y: [0, 10] },
+            ...(Object.keys(settings).length > 0 ? { outputs: { y: settings } } : {}),
+          },
+        },
+      };
+    });
+}
+
+describe('round trip over random agents with every term kind, universe, norm and hedge', () => {
+  for (const format of ['fll', 'fcl', 'fis'] as const) {
+    it(`${format}: read(write(agent)) is the agent`, () => {
+      fc.assert(
+        fc.property(kindedModels(format === 'fis'), (model) => {
+          expect(readModel(format, writeModel(format, model))).toEqual(model);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+});

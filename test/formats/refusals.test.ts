@@ -1,17 +1,8 @@
 // What fuzzbox cannot express is refused, naming the construct and its line; never approximated.
 
 import { describe, expect, it } from 'vitest';
-import { FormatError, readModel, writeModel, type ModelFormat } from '../../src/formats/index.js';
-
-function refusal(format: ModelFormat, text: string): FormatError {
-  try {
-    readModel(format, text);
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormatError);
-    return error as FormatError;
-  }
-  throw new Error('expected a FormatError');
-}
+import { readModel, writeModel } from '../../src/formats/index.js';
+import { refusal } from '../support/refusal.js';
 
 const fcl = (fuzzify: string, defuzzify: string, rules: string) => `FUNCTION_BLOCK t
 VAR_INPUT
@@ -52,57 +43,37 @@ RuleBlock:
 `;
 
 describe('refusals name the construct and its line', () => {
-  it('FCL: Gaussian and bell terms, singletons, other methods and accumulations, points between 0 and 1, unknown operators', () => {
-    expect(refusal('fcl', fcl('TERM g := GAUSS 5 2;', goodDefuzzify, goodRules))).toMatchObject({ line: 9, construct: 'GAUSS' });
-    expect(refusal('fcl', fcl('TERM g := Bell 5 2 1;', goodDefuzzify, goodRules)).message).toMatch(/^line 9: the Bell term "g" is not supported/);
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := 5; METHOD : COGS;', goodRules))).toMatchObject({ line: 12, construct: 'singleton' });
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MM;', goodRules))).toMatchObject({ line: 12, construct: 'METHOD MM' });
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); ACCU : BSUM;', goodRules))).toMatchObject({ line: 12, construct: 'ACCU BSUM' });
-    expect(refusal('fcl', fcl('TERM m := (0, 0) (5, 0.5) (10, 0);', goodDefuzzify, goodRules)).message).toBe(
-      `line 9: term "m" has a point of degree 0.5; fuzzbox's sets have corners at degrees 0 and 1 only`,
-    );
-    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, `AND : BDIF; ${goodRules}`))).toMatchObject({ line: 15, construct: 'AND BDIF' });
+  it('what no agent holds: Function terms, lock-previous, conditions on outputs, disabled parts, other activations', () => {
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := Function 2*x; METHOD : COGS;', goodRules))).toMatchObject({ line: 12, construct: 'Function' });
+    expect(refusal('fll', fll('', 'activation: Highest 2'))).toMatchObject({ line: 13, construct: 'activation highest' });
+    expect(refusal('fll', fll('term: off Ramp 0 1', '', 'if y is a then y is a'))).toMatchObject({ line: 14, construct: 'chained' });
+    expect(refusal('fll', fll('').replace('  aggregation: Maximum', '  lock-previous: true'))).toMatchObject({ line: 8, construct: 'lock-previous' });
+    expect(refusal('fll', fll('').replace('RuleBlock:', 'RuleBlock:\n  enabled: false'))).toMatchObject({ line: 11, construct: 'enabled: false' });
   });
 
-  it('hedges, and rules naming what does not exist, at the rule line', () => {
-    const hedge = refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x IS very lo THEN y IS a;'));
-    expect(hedge).toMatchObject({ line: 15, construct: 'hedge "very"' });
-    expect(refusal('fll', fll('', '', 'if x is somewhat lo then y is a'))).toMatchObject({ line: 14, construct: 'hedge "somewhat"' });
+  it('what no tool has: unknown term kinds, norms and defuzzifiers, named as the file names them', () => {
+    expect(refusal('fcl', fcl('TERM g := GAUSSIAN_BLUR 5 2;', goodDefuzzify, goodRules))).toMatchObject({ line: 9, construct: 'GAUSSIAN_BLUR' });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MIDDLE;', goodRules))).toMatchObject({ line: 12, construct: 'METHOD MIDDLE' });
+    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, `AND : LUKASIEWICZ; ${goodRules}`))).toMatchObject({ line: 15, construct: 'AND LUKASIEWICZ' });
+    expect(refusal('fll', fll('', 'implication: Lukasiewicz'))).toMatchObject({ line: 13, construct: 'implication Lukasiewicz' });
+    expect(refusal('fll', fll('term: t Triangle 0 5'))).toMatchObject({ line: 5, construct: 'triangle' });
+    const fis = (mf: string) => `[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 10]\nMF1=${mf}\n[Output1]\nName='y'\nRange=[0 10]\nMF1='a':'trimf',[0 5 10]\n[Rules]\n1, 1 (1) : 1\n`;
+    expect(refusal('fis', fis("'lo':'blurmf',[2 5]"))).toMatchObject({ line: 6, construct: 'blurmf' });
+    expect(refusal('fis', fis("'lo':'trimf',[0 5 10]").replace("Name='t'", "Name='t'\nType='sugeno'"))).toMatchObject({ line: 3, construct: 'Type sugeno' });
+  });
+
+  it('rules naming what does not exist, at the rule line', () => {
     const unknown = refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x IS warm THEN y IS a;'));
     expect(unknown.line).toBe(15);
     expect(unknown.message).toMatch(/^line 15: column \d+: unknown set "warm" for input "x" \(known: lo, hi\)/);
     expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x lo THEN y IS a;')).message).toMatch(/^line 15: cannot read the rule "IF x lo THEN y IS a": expected IS/);
   });
 
-  it('FLL: other term types and defuzzifiers, term heights, Sugeno outputs', () => {
-    expect(refusal('fll', fll('term: g Gaussian 5 2'))).toMatchObject({ line: 5, construct: 'Gaussian' });
-    expect(refusal('fll', fll('term: t Triangle 0 5 10 0.5'))).toMatchObject({ line: 5, construct: 'term height' });
-    expect(refusal('fll', fll('', 'implication: Lukasiewicz'))).toMatchObject({ line: 13, construct: 'implication Lukasiewicz' });
-    const sugeno = fll('').replace('defuzzifier: Centroid 200', 'defuzzifier: WeightedAverage TakagiSugeno');
-    expect(refusal('fll', sugeno)).toMatchObject({ line: 9, construct: 'defuzzifier WeightedAverage TakagiSugeno' });
-  });
-
-  it('FIS: Sugeno systems, gaussmf, other methods', () => {
-    const fis = (system: string, mf = "MF1='lo':'trimf',[0 0 10]") => `[System]
-Name='t'
-${system}
-[Input1]
-Name='x'
-Range=[0 10]
-NumMFs=1
-${mf}
-[Output1]
-Name='y'
-Range=[0 10]
-NumMFs=1
-MF1='a':'trimf',[0 5 10]
-[Rules]
-1, 1 (1) : 1
-`;
-    expect(refusal('fis', fis("Type='sugeno'"))).toMatchObject({ line: 3, construct: 'Type sugeno' });
-    expect(refusal('fis', fis("Type='mamdani'", "MF1='lo':'gaussmf',[2 5]"))).toMatchObject({ line: 8, construct: 'gaussmf' });
-    expect(refusal('fis', fis("DefuzzMethod='bisector'"))).toMatchObject({ line: 3, construct: 'DefuzzMethod bisector' });
-    expect(readModel('fis', fis("Type='mamdani'")).definition).toEqual({ inputs: { x: { lo: [0, 0, 10] } }, outputs: { y: { a: [0, 5, 10] } }, rules: ['IF x IS lo THEN y IS a'] });
+  it('what was refused before is read: curved terms, singletons, other methods, hedges', () => {
+    const gaussian = readModel('fcl', fcl('TERM lo := Gaussian 0 2; TERM hi := Bell 10 2 3; RANGE := (0 .. 10);', 'TERM a := 5; TERM b := 7; METHOD : COGS;', 'RULE 1 : IF x IS very lo THEN y IS a;'));
+    expect(gaussian.definition.inputs.x).toEqual({ lo: { type: 'gaussian', mean: 0, standardDeviation: 2 }, hi: { type: 'bell', center: 10, width: 2, slope: 3 } });
+    expect(gaussian.definition.outputs.y).toEqual({ a: { type: 'constant', value: 5 }, b: { type: 'constant', value: 7 } });
+    expect(gaussian.definition.rules).toEqual(['IF x IS very lo THEN y IS a']);
   });
 });
 
@@ -115,7 +86,7 @@ describe('writers refuse what their format cannot hold', () => {
 
   it('FLL and FIS have no NOT over a group; FIS no nesting; FCL writes it', () => {
     expect(() => writeModel('fll', { name: 't', definition })).toThrow('FLL has no NOT over a group of conditions');
-    expect(() => writeModel('fis', { name: 't', definition })).toThrow('FIS cannot hold the rule "IF NOT (x IS lo AND z IS on) THEN y IS a": its rules are one AND or one OR of conditions, without nesting');
+    expect(() => writeModel('fis', { name: 't', definition })).toThrow('this agent cannot be written as FIS: the rule "IF NOT (x IS lo AND z IS on) THEN y IS a": its rules are one AND or one OR of conditions, without nesting');
     expect(readModel('fcl', writeModel('fcl', { name: 't', definition })).definition).toEqual(definition);
   });
 

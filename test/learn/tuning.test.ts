@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileAgent, parseRule } from '../../src/engine/index.js';
-import type { AgentDefinition, SetDefinition } from '../../src/engine/types.js';
+import type { AgentDefinition, SetDefinition, VariableDefinition } from '../../src/engine/types.js';
+
+/** These agents' sets are all points. */
+const pointsOf = (sets: VariableDefinition | undefined) => sets as Readonly<Record<string, SetDefinition>>;
 import { Tuning, type Change, type Numbers } from '../../src/learn/tuning.js';
 import { irrigation, lemonade } from './worlds.js';
 
@@ -41,9 +44,9 @@ describe('tuning', () => {
             for (const [variable, sets] of Object.entries(agent[side])) {
               const [min, max] = original[side][variable]!.range;
               expect(compiled[side][variable]!.range).toEqual([min, max]);
-              expect(byCentre(definition[side][variable]!)).toEqual(byCentre(sets));
-              for (const [set, points] of Object.entries(sets)) {
-                const now = definition[side][variable]![set]!;
+              expect(byCentre(pointsOf(definition[side][variable]))).toEqual(byCentre(pointsOf(sets)));
+              for (const [set, points] of Object.entries(pointsOf(sets))) {
+                const now = pointsOf(definition[side][variable])[set]!;
                 expect(now).toHaveLength(points.length);
                 now.forEach((p, i) => {
                   expect(p).toBeGreaterThanOrEqual(i > 0 ? now[i - 1]! : min);
@@ -66,9 +69,9 @@ describe('tuning', () => {
           const expected: Change[] = [];
           for (const side of ['inputs', 'outputs'] as const) {
             for (const [variable, sets] of Object.entries(agent[side])) {
-              for (const [set, points] of Object.entries(sets)) {
+              for (const [set, points] of Object.entries(pointsOf(sets))) {
                 points.forEach((from, point) => {
-                  const to = definition[side][variable]![set]![point]!;
+                  const to = pointsOf(definition[side][variable])[set]![point]!;
                   if (to !== from) expected.push({ kind: 'set', side, variable, set, point, from, to });
                 });
               }

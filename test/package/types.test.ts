@@ -6,8 +6,10 @@ import { compileAgent, type AgentDefinition, type Inputs } from '../../src/engin
 import { FuzzyClient, type AgentInput, type OptimizeInput } from '../../src/client/index.js';
 import type { agentBodySchema, optimizeBodySchema } from '../../src/schema/index.js';
 
-/** The same type with every `readonly` removed, arrays included. */
-type Writable<T> = T extends readonly (infer Item)[]
+/** The same type with every `readonly` removed, arrays and pairs (a range, a discrete term's point) included. */
+type Writable<T> = T extends readonly [infer First, infer Second]
+  ? [Writable<First>, Writable<Second>]
+  : T extends readonly (infer Item)[]
   ? Writable<Item>[]
   : T extends object
     ? { -readonly [K in keyof T]: Writable<T[K]> }

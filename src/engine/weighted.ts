@@ -1,0 +1,157 @@
+// Weighted defuzzification (fuzzylite: WeightedAverage, WeightedSum): a Takagi–Sugeno or Tsukamoto
+// output in closed form. Each activation w of a term (a rule's strength, through its conclusion's
+// hedges) weighs the term's value z: a constant's value, a linear term's Σ c·input + constant, or a
+// monotonic term's Tsukamoto value (the x where it reaches w). With aggregation `none` every
+// activation counts on its own; with an s-norm, the activations of one term are first combined.
+
+import { conclusionDegree, concludingPairs, type ActivationLayout } from './activation.js';
+import { sNorm } from './norms.js';
+import { tsukamoto } from './terms.js';
+import type { Polygon, TermDefinition } from './types.js';
+
+export const CONSTANT_VALUE = 0;
+export const LINEAR_VALUE = 1;
+export const TSUKAMOTO_VALUE = 2;
+
+export interface WeightedPlan {
+  /** true: Σwz / Σw; false: Σwz */
+  readonly average: boolean;
+  /** the s-norm code combining one term's activations, or −1 for `none` */
+  readonly aggregation: number;
+  /** the output's first set index: its sets are firstSet .. firstSet + values.length − 1 */
+  readonly firstSet: number;
+  /** per set: how its value is found */
+  readonly valueKind: Int32Array;
+  /** per set: a constant's value, a linear term's constant */
+  readonly constants: Float64Array;
+  /** per set: a linear term's coefficient per input (inputs.length numbers each) */
+  readonly coefficients: Float64Array;
+  /** per set: the term a Tsukamoto value inverts */
+  readonly terms: ReadonlyArray<TermDefinition | undefined>;
+  /** the (rule, conclusion) pairs concluding this output */
+  readonly pairRule: Int32Array;
+  readonly pairConclusion: Int32Array;
+}
+
+export function planWeighted(
+  definitions: ReadonlyArray<TermDefinition>,
+  firstSet: number,
+  inputNames: readonly string[],
+  activation: ActivationLayout,
+  average: boolean,
+  aggregation: number,
+): WeightedPlan {
+  const n = definitions.length;
+  const valueKind = new Int32Array(n);
+  const constants = new Float64Array(n);
+  const coefficients = new Float64Array(n * inputNames.length);
+  definitions.forEach((term, s) => {
+    if (term.type === 'constant') {
+      constants[s] = term.value;
+    } else if (term.type === 'linear') {
+      valueKind[s] = LINEAR_VALUE;
+      constants[s] = term.constant ?? 0;
+      inputNames.forEach((name, i) => {
+        if (Object.hasOwn(term.coefficients, name)) coefficients[s * inputNames.length + i] = term.coefficients[name]!;
+      });
+    } else {
+      valueKind[s] = TSUKAMOTO_VALUE;
+    }
+  });
+  return {
+    average,
+    aggregation,
+    firstSet,
+    valueKind,
+    constants,
+    coefficients,
+    terms: definitions.map((term) => (term.type === 'constant' || term.type === 'linear' ? undefined : term)),
+    ...concludingPairs(activation, firstSet, n),
+  };
+}
+
+/** The value z of set s (an index within the output) activated to w, for these input values. */
+function termValue(plan: WeightedPlan, s: number, w: number, values: Float64Array): number {
+  const kind = plan.valueKind[s]!;
+  if (kind === CONSTANT_VALUE) return plan.constants[s]!;
+  if (kind === TSUKAMOTO_VALUE) return tsukamoto(plan.terms[s]!, w);
+  let z = plan.constants[s]!;
+  const count = values.length;
+  for (let i = 0; i < count; i++) {
+    const c = plan.coefficients[s * count + i]!;
+    if (c !== 0) z += c * values[i]!;
+  }
+  return z;
+}
+
+/**
+ * Each reached term's weight, into `weights` (one per set of the output; 0 where none): the
+ * activations of its rules combined by the aggregation, or, for `none`, summed, which is what every
+ * activation counting on its own makes of Σwz and Σw when z depends only on the term. A Tsukamoto
+ * value depends on w too, so `none` over monotonic terms is summed activation by activation instead
+ * (weighted() does that); this function serves the trace and the grouped case.
+ */
+export function termWeights(plan: WeightedPlan, activation: ActivationLayout, strengths: Float64Array, weights: Float64Array): void {
+  weights.fill(0);
+  const { pairRule, pairConclusion } = plan;
+  for (let p = 0; p < pairRule.length; p++) {
+    const c = pairConclusion[p]!;
+    const w = conclusionDegree(activation, strengths, pairRule[p]!, c);
+    if (w === 0) continue;
+    const s = activation.conclusionSets[c]! - plan.firstSet;
+    weights[s] = plan.aggregation < 0 ? weights[s]! + w : sNorm(plan.aggregation, weights[s]!, w);
+  }
+}
+
+/** The crisp value, or NaN when no rule reaches the output (or a linear term needs a missing input). */
+export function weighted(plan: WeightedPlan, activation: ActivationLayout, strengths: Float64Array, values: Float64Array, weights: Float64Array): number {
+  let sum = 0;
+  let total = 0;
+  if (plan.aggregation < 0) {
+    const { pairRule, pairConclusion } = plan;
+    for (let p = 0; p < pairRule.length; p++) {
+      const c = pairConclusion[p]!;
+      const w = conclusionDegree(activation, strengths, pairRule[p]!, c);
+      if (w === 0) continue;
+      sum += w * termValue(plan, activation.conclusionSets[c]! - plan.firstSet, w, values);
+      total += w;
+    }
+  } else {
+    termWeights(plan, activation, strengths, weights);
+    for (let s = 0; s < plan.valueKind.length; s++) {
+      const w = weights[s]!;
+      if (w === 0) continue;
+      sum += w * termValue(plan, s, w, values);
+      total += w;
+    }
+  }
+  if (!(total > 0)) return NaN;
+  return plan.average ? sum / total : sum;
+}
+
+/** The trace of a weighted output: each reached term as a bar at its value, and [crisp, Σw²/2Σw]. */
+export function weightedTrace(
+  plan: WeightedPlan,
+  activation: ActivationLayout,
+  strengths: Float64Array,
+  values: Float64Array,
+  weights: Float64Array,
+): { bars: Array<{ set: number; polygon: Polygon }>; combined: Polygon; heightCentroid: number } {
+  termWeights(plan, activation, strengths, weights);
+  const bars: Array<{ set: number; polygon: Polygon }> = [];
+  let squares = 0;
+  let total = 0;
+  for (let s = 0; s < plan.valueKind.length; s++) {
+    const w = weights[s]!;
+    if (!(w > 0)) continue;
+    const z = termValue(plan, s, Math.min(w, 1), values);
+    bars.push({ set: plan.firstSet + s, polygon: [[z, 0], [z, w], [z, 0]] });
+    squares += (w * w) / 2;
+    total += w;
+  }
+  const combined: Polygon = bars
+    .map(({ polygon }) => polygon)
+    .sort((p, q) => p[0]![0] - q[0]![0])
+    .flat();
+  return { bars, combined, heightCentroid: total > 0 ? squares / total : 0 };
+}

@@ -1,0 +1,212 @@
+// fuzzylite's whole example corpus (../shared/fuzzylite-examples: every model as FLL, FIS and FCL
+// with the outputs fuzzylite published, .fld), enumerated from the folder: each file imports,
+// evaluates to its .fld, and round-trips through every format — or is one of the four models refused
+// with a FormatError naming a construct fuzzbox cannot hold and the line holding it (the lists below),
+// or a known difference whose reason the test shows accounts for all of it (one model, below).
+//
+// Tolerances. fuzzylite integrates an output (Centroid, Bisector, …) by sampling `resolution`
+// midpoints over the output's range, h = range / resolution apart. Where the aggregated set is
+// smooth the midpoint rule errs by O(h²); where it jumps (rectangles, discrete steps, clipping by
+// a discontinuous implication) a sample misplaces the jump by at most h/2, which moves the centroid
+// by less than h. So an exact integral may differ from a sampled one by up to h: the tolerance is
+// h = range / resolution (0.5 % of the range at 200). Weighted outputs (Takagi–Sugeno, Tsukamoto)
+// have no sampling: 1e-8, the 9 printed decimals. fuzzylite fires a rule only when its activation
+// is at least 1e-6; the references are evaluated with `activationThreshold: 1e-6` (the imported
+// agents keep MATLAB's semantics, every rule above 0: docs/FORMATS.md).
+
+import { describe, expect, it } from 'vitest';
+import { compileAgent, evaluate, type CompiledAgent } from '../../src/engine/index.js';
+import type { AgentDefinition } from '../../src/engine/types.js';
+import { FormatError, readModel, writeModel, type Model, type ModelFormat } from '../../src/formats/index.js';
+import { sharedFiles, sharedText } from '../support/shared.js';
+
+const formats: ModelFormat[] = ['fll', 'fis', 'fcl'];
+
+/**
+ * Constructs fuzzbox refuses by design, why, and what the line the refusal names holds (the test
+ * reads that line of the file itself).
+ */
+const CANNOT_HOLD: Readonly<Record<string, { reason: string; line: RegExp }>> = {
+  Function: { reason: 'an arbitrary expression: no expression language runs inside an agent', line: /\bFunction\b|'function'/ },
+  chained: { reason: 'a condition on an output (fuzzylite feeds back the previous value): an evaluation depends only on its inputs', line: /\bif\b.*\bthen\b/ },
+  rule: { reason: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition', line: /^[\d. ]+,[\d. ]+\([\d.]+\)\s*:\s*\d/ },
+};
+
+/** The models refused, exactly these, and the construct each format's file is refused for. */
+const REFUSED: Readonly<Record<string, Record<ModelFormat, keyof typeof CANNOT_HOLD>>> = {
+  'mamdani/Laundry': { fll: 'chained', fis: 'rule', fcl: 'chained' },
+  'mamdani/SimpleDimmerChained': { fll: 'chained', fis: 'rule', fcl: 'chained' },
+  'mamdani/SimpleDimmerInverse': { fll: 'chained', fis: 'rule', fcl: 'chained' },
+  'takagi-sugeno/approximation': { fll: 'Function', fis: 'Function', fcl: 'Function' },
+};
+
+/**
+ * Models that import and round-trip but whose .fld fuzzbox does not reproduce, each with its reason;
+ * the test asserts the difference and that the reason accounts for all of it.
+ *
+ * sugeno_tip_calculator: fuzzylite (Consequent::modify, up to 7.x) applies a conclusion's hedges to
+ * the rule's activation degree in place, so they carry on to every later conclusion of the rule:
+ * `THEN a IS extremely Low, b IS very Low, c IS Low` gives b very(extremely(w)) and c the same.
+ * Octave, which wrote the model, and fuzzbox hedge each conclusion on its own; the .fld holds
+ * fuzzylite's quirk, so the test rewrites the rules to carry the hedges and then requires a match.
+ */
+const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteComputes: (definition: AgentDefinition) => AgentDefinition }>> = {
+  'takagi-sugeno/octave/sugeno_tip_calculator': {
+    reason: "fuzzylite carries a conclusion's hedges on to the rule's later conclusions",
+    asFuzzyliteComputes: (definition) => ({ ...definition, rules: definition.rules.map(carryConclusionHedges) }),
+  },
+};
+
+/** `THEN a IS extremely L, b IS very L, c IS L` → `THEN a IS extremely L, b IS very extremely L, c IS very extremely L`. */
+function carryConclusionHedges(rule: string): string {
+  const [condition, conclusions] = rule.split(' THEN ');
+  let carried: string[] = [];
+  const rewritten = conclusions!.split(', ').map((conclusion) => {
+    const [variable, words] = conclusion.split(' IS ');
+    const own = words!.split(' ');
+    const set = own.pop()!;
+    carried = [...own, ...carried];
+    return `${variable} IS ${[...carried, set].join(' ')}`;
+  });
+  return `${condition} THEN ${rewritten.join(', ')}`;
+}
+
+/** The models: every .fld of the upstream layout (near-compatible/ and generated/ are copies and extras). */
+const models = sharedFiles('fuzzylite-examples')
+  .filter((path) => path.endsWith('.fld') && !path.includes('/near-compatible/') && !path.includes('/generated/'))
+  .map((path) => path.slice('fuzzylite-examples/'.length, -'.fld'.length));
+
+function fld(text: string): { names: string[]; rows: number[][] } {
+  const [header, ...rows] = text.trim().split('\n');
+  const value = (word: string) => (word === 'nan' ? NaN : word === 'inf' ? Infinity : word === '-inf' ? -Infinity : Number(word));
+  return { names: header!.trim().split(/\s+/), rows: rows.map((row) => row.trim().split(/\s+/).map(value)) };
+}
+
+/** The resolution an output's integral defuzzifier samples at, from the FLL (`defuzzifier: Centroid 200`); undefined when weighted. */
+function resolutions(fll: string): Map<string, number | undefined> {
+  const found = new Map<string, number | undefined>();
+  let output: string | undefined;
+  for (const line of fll.split('\n')) {
+    const variable = /^OutputVariable:\s*(\S+)/.exec(line);
+    if (variable) output = variable[1];
+    else if (/^\S/.test(line)) output = undefined;
+    const defuzzifier = /^\s*defuzzifier:\s*(\w+)\s*(\S*)/.exec(line);
+    if (output && defuzzifier) found.set(output, /^Weighted/.test(defuzzifier[1]!) ? undefined : Number(defuzzifier[2]));
+  }
+  return found;
+}
+
+/**
+ * The inputs fuzzylite evaluated, which the .fld prints rounded to 9 decimals: its exporter samples
+ * each input at min + i · range / n (n + 1 values over the variable's range), so a printed value
+ * within the rounding (5e-10) of a sample is that sample. (Through a linear term of slope 75 the
+ * rounding alone moves an output by 4e-8: cubic_approximator.)
+ */
+function exactInputs(agent: CompiledAgent, published: { names: string[]; rows: number[][] }): (row: number[]) => Record<string, number> {
+  const samplers = Object.keys(agent.inputs).map((name) => {
+    const column = published.names.indexOf(name);
+    const [min, max] = agent.inputs[name]!.range;
+    const intervals = new Set(published.rows.map((row) => row[column])).size - 1;
+    const exact = (printed: number) => {
+      if (intervals < 1) return printed;
+      const sample = min + Math.round(((printed - min) * intervals) / (max - min)) * ((max - min) / intervals);
+      return Math.abs(sample - printed) <= 5e-10 ? sample : printed;
+    };
+    return (row: number[]) => [name, exact(row[column]!)] as const;
+  });
+  return (row) => Object.fromEntries(samplers.map((sample) => sample(row)));
+}
+
+/** The largest difference from the published outputs, each in units of its tolerance (≤ 1 passes). */
+function worstAgainst(agent: CompiledAgent, published: { names: string[]; rows: number[][] }, resolution: Map<string, number | undefined>): number {
+  let worst = 0;
+  const inputsOf = exactInputs(agent, published);
+  for (const row of published.rows) {
+    const crisp = evaluate(agent, inputsOf(row)).crisp;
+    for (const output of Object.keys(agent.outputs)) {
+      const column = published.names.indexOf(output);
+      if (column < 0) continue;
+      const expected = row[column]!;
+      const actual = crisp[output];
+      if (Number.isNaN(expected) || !Number.isFinite(expected)) {
+        if (!Object.is(actual ?? NaN, expected) && !(Number.isNaN(expected) && actual === undefined)) worst = Math.max(worst, Infinity);
+        continue;
+      }
+      if (actual === undefined) return Infinity;
+      const [min, max] = agent.outputs[output]!.range;
+      const samples = resolution.get(output);
+      const tolerance = samples === undefined ? 1e-8 : (max - min) / samples;
+      worst = Math.max(worst, Math.abs(actual - expected) / tolerance);
+    }
+  }
+  return worst;
+}
+
+/** fuzzylite's semantics: a rule fires when its activation is at least 1e-6. */
+function asFuzzylite(definition: AgentDefinition): AgentDefinition {
+  return { ...definition, operators: { ...definition.operators, activationThreshold: 1e-6 } };
+}
+
+type Outcome = { imported: true; matched: boolean; worst: number; worstAsFuzzyliteComputes?: number; roundTrips: Partial<Record<ModelFormat, string>> } | { imported: false; construct: string; message: string };
+
+function outcome(model: string, format: ModelFormat): Outcome {
+  let read: Model;
+  try {
+    read = readModel(format, sharedText(`fuzzylite-examples/${model}.${format}`));
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    return { imported: false, construct: error.construct, message: error.message };
+  }
+  const published = fld(sharedText(`fuzzylite-examples/${model}.fld`));
+  const resolution = resolutions(sharedText(`fuzzylite-examples/${model}.fll`));
+  const worst = worstAgainst(compileAgent(asFuzzylite(read.definition)), published, resolution);
+  const known = KNOWN_DIFFERENCES[model];
+  const worstAsFuzzyliteComputes = known && worstAgainst(compileAgent(asFuzzylite(known.asFuzzyliteComputes(read.definition))), published, resolution);
+  const roundTrips: Partial<Record<ModelFormat, string>> = {};
+  for (const to of formats) {
+    try {
+      const back = readModel(to, writeModel(to, read));
+      roundTrips[to] = JSON.stringify(back) === JSON.stringify(read) ? 'same' : 'different';
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      roundTrips[to] = `refused: ${error.message}`;
+    }
+  }
+  return { imported: true, matched: worst <= 1, worst, worstAsFuzzyliteComputes, roundTrips };
+}
+
+describe('fuzzylite example corpus, every model in every format', () => {
+  it('has the 39 models', () => expect(models.length).toBe(39));
+
+  const table: string[] = [];
+  for (const model of models) {
+    for (const format of formats) {
+      it(`${model}.${format}`, () => {
+        const result = outcome(model, format);
+        table.push(`${model}.${format}: ${JSON.stringify(result)}`);
+        const refused = REFUSED[model]?.[format];
+        if (refused !== undefined || !result.imported) {
+          expect(result.imported ? 'imported' : result.construct, result.imported ? undefined : result.message).toBe(refused);
+          if (result.imported) return;
+          // the message names the line, and that line of the file holds the construct
+          const line = Number(/^line (\d+): /.exec(result.message)?.[1]);
+          expect(sharedText(`fuzzylite-examples/${model}.${format}`).split(/\r?\n/)[line - 1], result.message).toMatch(CANNOT_HOLD[refused!]!.line);
+          return;
+        }
+        if (result.worstAsFuzzyliteComputes === undefined) {
+          expect(result.worst, `worst difference from ${model}.fld in tolerances`).toBeLessThanOrEqual(1);
+        } else {
+          // a known difference: it is there, and its reason accounts for all of it
+          expect(result.worst, KNOWN_DIFFERENCES[model]!.reason).toBeGreaterThan(1);
+          expect(result.worstAsFuzzyliteComputes, KNOWN_DIFFERENCES[model]!.reason).toBeLessThanOrEqual(1);
+        }
+        for (const to of formats) {
+          const trip = result.roundTrips[to]!;
+          // a format may refuse what it cannot write (FIS: one method per file), naming why; else it gives the same agent
+          if (trip.startsWith('refused: ')) expect(trip).toMatch(/cannot/);
+          else expect(trip, `${format} → ${to} → agent`).toBe('same');
+        }
+      });
+    }
+  }
+});
