@@ -38,7 +38,15 @@ export default defineConfig({
       },
       // PostgreSQL answers through a socket or a WebAssembly build: slower per request than
       // fake-indexeddb, more so on a loaded machine, so its tests get more time
-      { extends: true, test: { name: 'pglite', include: [...conformance, 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts'], testTimeout: 120_000, env: { FUZZBOX_TEST_STORE: 'pglite' } } },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: [...conformance, 'test/sync/**/*.test.ts', 'test/browser/sync.test.ts'],
+          testTimeout: 120_000,
+          env: { FUZZBOX_TEST_STORE: 'pglite' },
+        },
+      },
       {
         extends: true,
         test: {

@@ -10,7 +10,19 @@ import type { Inputs, Outputs } from '../src/engine/types.js';
 import { compareAgents, optimizeAgent, seededRandom, situationAdjusted, type LoggedEvaluation } from '../src/learn/index.js';
 import type { Interval } from '../src/learn/offpolicy.js';
 import { exploreTruncated, WIDEST_SPREAD } from '../src/learn/policy.js';
-import { autopilotPlayer, banditPlayer, bestFixedPlayer, oraclePlayer, play, staticPlayer, tuneBandit, tuneBanditForAll, worlds, type ArenaWorld, type Play } from '../test/learn/arena.js';
+import {
+  autopilotPlayer,
+  banditPlayer,
+  bestFixedPlayer,
+  oraclePlayer,
+  play,
+  staticPlayer,
+  tuneBandit,
+  tuneBanditForAll,
+  worlds,
+  type ArenaWorld,
+  type Play,
+} from '../test/learn/arena.js';
 
 const EVALUATIONS = Number(process.env.AUTOPILOT_EVALUATIONS ?? 1000);
 const SEEDS = Number(process.env.AUTOPILOT_SEEDS ?? 5);
@@ -59,7 +71,11 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
     // every adopted version's off-policy estimated gain against its true gain
     const { body: report } = await auto.call('GET', `agent/${auto.agentID}/performance`);
     const { body: state } = await auto.call('GET', `agent/${auto.agentID}/autopilot`);
-    console.log(`autopilot's spread at the end (${world.name}, seed ${seed}): ${Object.entries(state.spread as Record<string, number>).map(([output, share]) => `${output} ${share.toFixed(3)}`).join(', ')}`);
+    console.log(
+      `autopilot's spread at the end (${world.name}, seed ${seed}): ${Object.entries(state.spread as Record<string, number>)
+        .map(([output, share]) => `${output} ${share.toFixed(3)}`)
+        .join(', ')}`,
+    );
     // the expected metric of a version's plain answers on 500 situations, in the world as it was after `evaluations`
     const truth = async (id: string, evaluations: number) => {
       const { body } = await auto.call('GET', `version/${id}`);
@@ -78,9 +94,20 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
       if (gain === undefined) continue;
       // in the world as it was when the proposal was made: after evaluationsUsed evaluations (the window is never full here)
       const used = version.evidence.evaluationsUsed as number;
-      estimates.push({ world: world.name, offPolicy: gain, trial: trial.gain, trueGain: (await truth(trial.versionID, used)) - (await truth(trial.basedOn, used)) });
+      estimates.push({
+        world: world.name,
+        offPolicy: gain,
+        trial: trial.gain,
+        trueGain: (await truth(trial.versionID, used)) - (await truth(trial.basedOn, used)),
+      });
     }
-    if (state.gain) totals.push({ world: world.name, seed, estimate: state.gain.metrics[world.metric], trueGain: (await truth(state.gain.versionID, EVALUATIONS)) - (await truth(state.gain.since, EVALUATIONS)) });
+    if (state.gain)
+      totals.push({
+        world: world.name,
+        seed,
+        estimate: state.gain.metrics[world.metric],
+        trueGain: (await truth(state.gain.versionID, EVALUATIONS)) - (await truth(state.gain.since, EVALUATIONS)),
+      });
     await auto.close();
     const hand = await byHandPlayer(world, seed);
     results['by hand']!.push(await play(world, hand, EVALUATIONS, seed));
@@ -94,11 +121,15 @@ for (const world of worlds.filter(({ name }) => !WORLDS || WORLDS.includes(name)
 }
 
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
-console.log(`${EVALUATIONS} evaluations, ${SEEDS} seeds. Each cell: mean metric while learning (cumulative) / mean expected metric of the final answers on 300 fresh situations`);
+console.log(
+  `${EVALUATIONS} evaluations, ${SEEDS} seeds. Each cell: mean metric while learning (cumulative) / mean expected metric of the final answers on 300 fresh situations`,
+);
 console.log(`| world | ${names.join(' | ')} |`);
 console.log(`|---|${names.map(() => '---').join('|')}|`);
 for (const { world, results } of rows) {
-  console.log(`| ${world} | ${names.map((name) => `${mean(results[name]!.map((r) => r.cumulative)).toFixed(1)} / ${mean(results[name]!.map((r) => r.final)).toFixed(1)}`).join(' | ')} |`);
+  console.log(
+    `| ${world} | ${names.map((name) => `${mean(results[name]!.map((r) => r.cumulative)).toFixed(1)} / ${mean(results[name]!.map((r) => r.final)).toFixed(1)}`).join(' | ')} |`,
+  );
 }
 console.log('\ntargets (issue 9, §3):');
 for (const { world, results } of rows) {
@@ -124,12 +155,17 @@ for (const { world, results } of rows) {
       ` gap to best per situation closed ≥ 60% ${perSeed.filter((s) => s.gapClosed >= 0.6).length}/${SEEDS} (${perSeed.map((s) => `${(s.gapClosed * 100).toFixed(0)}%`).join(' ')})`,
   );
 }
-const relative = (estimate: Interval | undefined, truth: number) => (estimate ? `${estimate.value.toFixed(2)} (${((estimate.value / truth - 1) * 100).toFixed(0)}%)` : 'none');
+const relative = (estimate: Interval | undefined, truth: number) =>
+  estimate ? `${estimate.value.toFixed(2)} (${((estimate.value / truth - 1) * 100).toFixed(0)}%)` : 'none';
 for (const { world, offPolicy, trial, trueGain } of estimates) {
-  console.log(`adopted version (${world}): true gain ${trueGain.toFixed(2)}; off-policy estimate ${relative(offPolicy, trueGain)}; measured by its trial ${relative(trial, trueGain)}`);
+  console.log(
+    `adopted version (${world}): true gain ${trueGain.toFixed(2)}; off-policy estimate ${relative(offPolicy, trueGain)}; measured by its trial ${relative(trial, trueGain)}`,
+  );
 }
-const within = (pick: (e: (typeof estimates)[number]) => Interval | undefined) => estimates.filter((e) => Math.abs(pick(e)!.value / e.trueGain - 1) <= 0.3).length;
-const covers = (pick: (e: (typeof estimates)[number]) => Interval | undefined) => estimates.filter((e) => pick(e)!.low <= e.trueGain && e.trueGain <= pick(e)!.high).length;
+const within = (pick: (e: (typeof estimates)[number]) => Interval | undefined) =>
+  estimates.filter((e) => Math.abs(pick(e)!.value / e.trueGain - 1) <= 0.3).length;
+const covers = (pick: (e: (typeof estimates)[number]) => Interval | undefined) =>
+  estimates.filter((e) => pick(e)!.low <= e.trueGain && e.trueGain <= pick(e)!.high).length;
 const large = estimates.filter((e) => e.trueGain >= 3);
 console.log(
   `estimated gain within ±30% of the true gain, of ${estimates.length} adopted versions: off-policy (at the proposal) ${within((e) => e.offPolicy)}, measured by the trial ${within((e) => e.trial)};` +
@@ -138,7 +174,9 @@ console.log(
 );
 const totalWithin = totals.filter((t) => Math.abs(t.estimate.value / t.trueGain - 1) <= 0.3);
 for (const { world, seed, estimate, trueGain } of totals) {
-  console.log(`autopilot's gain (${world}, seed ${seed}): true ${trueGain.toFixed(2)}; estimated ${estimate.value.toFixed(2)} [${estimate.low.toFixed(2)}, ${estimate.high.toFixed(2)}] (${((estimate.value / trueGain - 1) * 100).toFixed(0)}%)`);
+  console.log(
+    `autopilot's gain (${world}, seed ${seed}): true ${trueGain.toFixed(2)}; estimated ${estimate.value.toFixed(2)} [${estimate.low.toFixed(2)}, ${estimate.high.toFixed(2)}] (${((estimate.value / trueGain - 1) * 100).toFixed(0)}%)`,
+  );
 }
 console.log(
   `what autopilot gained, latest version against the one it started from (GET /agent/:id/autopilot's gain), of ${totals.length} runs: within ±30% of the true gain ${totalWithin.length}` +
@@ -190,7 +228,9 @@ async function slices(work: (yieldControl: () => Promise<void>) => Promise<unkno
     optimizeAgent(world.agent, window, { goal: 'maximize', seed: 1, estimationPoints: 1000, sliceMs: 20, structure: true, halfLife: 500, yieldControl });
   console.log(`a proposal over 2,000 logged evaluations (autopilot's options: a table search, 1,000 estimation points): ${await slices(proposal)}`);
   const better = { ...world.agent, outputs: { price: { low: [0.6, 0.9, 1.2], medium: [1.2, 1.5, 1.8], high: [1.9, 2.2, 2.5] } } };
-  console.log(`compareAgents over 2,000 logged evaluations (autopilot's gain): ${await slices((yieldControl) => compareAgents(world.agent, better, window, { yieldControl, sliceMs: 20 }))}`);
+  console.log(
+    `compareAgents over 2,000 logged evaluations (autopilot's gain): ${await slices((yieldControl) => compareAgents(world.agent, better, window, { yieldControl, sliceMs: 20 }))}`,
+  );
   const trial = (yieldControl: () => Promise<void>) => situationAdjusted(log.slice(-2200, -200), log.slice(-200), world.agent, yieldControl);
   console.log(`a trial's values relative to the situation and the draw (2,000 before, 200 in it): ${await slices(trial)}`);
 }

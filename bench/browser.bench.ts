@@ -274,14 +274,20 @@ function printAll(figures: Figures) {
   console.log(`  floor: a worker answering at once, no fuzzbox code:          ${trip(figures.floorHop)}`);
   console.log(`  floor: postMessage round trip to that worker:                ${trip(figures.echo)}`);
   const share = (100 * figures.workerPerSecond) / figures.floorHopPerSecond;
-  console.log(`32 in flight, fetch() → worker:          ${rate(figures.workerPerSecond)} evaluations, ${share.toFixed(0)} % of the empty worker's rate (target ≥ 80 %)`);
+  console.log(
+    `32 in flight, fetch() → worker:          ${rate(figures.workerPerSecond)} evaluations, ${share.toFixed(0)} % of the empty worker's rate (target ≥ 80 %)`,
+  );
   console.log(`32 in flight, handle() in the page:      ${rate(figures.pagePerSecond)} evaluations`);
   console.log(`  fuzzbox's worker, GET /version (no storage):               ${rate(figures.hopPerSecond)}`);
   console.log(`  floor: a worker answering at once, no fuzzbox code:          ${rate(figures.floorHopPerSecond)}`);
   console.log(`  floor: postMessage round trips to that worker:               ${rate(figures.echoPerSecond)}`);
-  console.log(`batch of 4096 with logs, fetch() → worker: median of 5 ${ms(figures.workerBatch.median)}, best ${ms(figures.workerBatch.best)} (target ≤ 300 ms)`);
+  console.log(
+    `batch of 4096 with logs, fetch() → worker: median of 5 ${ms(figures.workerBatch.median)}, best ${ms(figures.workerBatch.best)} (target ≤ 300 ms)`,
+  );
   console.log(`batch of 4096 with logs, in the page:      median of 5 ${ms(figures.pageBatch.median)}, best ${ms(figures.pageBatch.best)}`);
-  console.log(`  floor: 4096 log-shaped records, bare IndexedDB adds in one strict transaction: median of 5 ${ms(figures.bareBatch.median)}, best ${ms(figures.bareBatch.best)}`);
+  console.log(
+    `  floor: 4096 log-shaped records, bare IndexedDB adds in one strict transaction: median of 5 ${ms(figures.bareBatch.median)}, best ${ms(figures.bareBatch.best)}`,
+  );
 }
 
 /** The engines to run: the command line's (`chromium,firefox,webkit`), else every one installed. */

@@ -56,7 +56,10 @@ const gaussian = (mean: number) => ({ type: 'gaussian', mean, standardDeviation:
 const matlabTipper = compileAgent({
   inputs: {
     service: { poor: gaussian(0), good: gaussian(5), excellent: gaussian(10) },
-    food: { rancid: { type: 'trapezoid', vertexA: 0, vertexB: 0, vertexC: 1, vertexD: 3 }, delicious: { type: 'trapezoid', vertexA: 7, vertexB: 9, vertexC: 10, vertexD: 10 } },
+    food: {
+      rancid: { type: 'trapezoid', vertexA: 0, vertexB: 0, vertexC: 1, vertexD: 3 },
+      delicious: { type: 'trapezoid', vertexA: 7, vertexB: 9, vertexC: 10, vertexD: 10 },
+    },
   },
   outputs: { tip: { cheap: [0, 5, 10], average: [10, 15, 20], generous: [20, 25, 30] } },
   rules: [

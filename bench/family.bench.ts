@@ -58,13 +58,17 @@ const linUCB = (alpha: number) => (world: ArenaWorld) => linearBanditPlayer(worl
 async function configureOnce<S>(worlds: readonly FamilyWorld[], choices: readonly S[], player: (settings: S) => (world: ArenaWorld) => Player): Promise<S> {
   const gaps = [];
   for (const world of worlds) {
-    gaps.push({ start: lastTwoDays(await play(world, staticPlayer(world), EVALUATIONS, RUN_SEED)), best: lastTwoDays(await play(world, oraclePlayer(world), EVALUATIONS, RUN_SEED)) });
+    gaps.push({
+      start: lastTwoDays(await play(world, staticPlayer(world), EVALUATIONS, RUN_SEED)),
+      best: lastTwoDays(await play(world, oraclePlayer(world), EVALUATIONS, RUN_SEED)),
+    });
   }
   let chosen: S = choices[0]!;
   let chosenShare = -Infinity;
   for (const settings of choices) {
     let share = 0;
-    for (const [w, world] of worlds.entries()) share += (lastTwoDays(await play(world, player(settings)(world), EVALUATIONS, RUN_SEED)) - gaps[w]!.start) / (gaps[w]!.best - gaps[w]!.start);
+    for (const [w, world] of worlds.entries())
+      share += (lastTwoDays(await play(world, player(settings)(world), EVALUATIONS, RUN_SEED)) - gaps[w]!.start) / (gaps[w]!.best - gaps[w]!.start);
     if (share > chosenShare) [chosen, chosenShare] = [settings, share];
   }
   return chosen;
@@ -95,7 +99,10 @@ for (const world of randomWorlds(FIRST, COUNT)) {
   const start2 = lastTwoDays(results['starting agent']);
   console.log(
     `${world.name.padEnd(14)} ${JSON.stringify(world.traits)}  last two days against the start: ` +
-      names.slice(1).map((name) => `${name} ${percent(lastTwoDays(results[name]!) / Math.abs(start2) - Math.sign(start2))}`).join(', ') +
+      names
+        .slice(1)
+        .map((name) => `${name} ${percent(lastTwoDays(results[name]!) / Math.abs(start2) - Math.sign(start2))}`)
+        .join(', ') +
       `; autopilot's last two days against the start, per day: versions ${((parts.versions[DAYS - 1]! + parts.versions[DAYS - 2]!) / 2).toPrecision(3)}, ` +
       `trials ${((parts.trials[DAYS - 1]! + parts.trials[DAYS - 2]!) / 2).toPrecision(3)}, draws ${((parts.exploration[DAYS - 1]! + parts.exploration[DAYS - 2]!) / 2).toPrecision(3)} (${(ms / 1000).toFixed(0)} s)`,
   );
@@ -117,6 +124,15 @@ for (const name of names.slice(1)) {
 }
 for (const baseline of ['starting agent', 'best fixed', 'UCB bandit', 'LinUCB', 'best per situation']) {
   const ahead = (score: (result: Play) => number) => rows.filter((row) => score(row.results.autopilot!) > score(row.results[baseline]!)).length;
-  console.log(`autopilot ahead of ${baseline.padEnd(18)} in ${ahead(lastTwoDays)} of ${rows.length} worlds over the last two days, ${ahead(allDays)} over all ten`);
+  console.log(
+    `autopilot ahead of ${baseline.padEnd(18)} in ${ahead(lastTwoDays)} of ${rows.length} worlds over the last two days, ${ahead(allDays)} over all ten`,
+  );
 }
-console.log(`autopilot's run: median ${(quantile(rows.map((row) => row.ms), 0.5) / 1000).toFixed(0)} s for ${EVALUATIONS} evaluations`);
+console.log(
+  `autopilot's run: median ${(
+    quantile(
+      rows.map((row) => row.ms),
+      0.5,
+    ) / 1000
+  ).toFixed(0)} s for ${EVALUATIONS} evaluations`,
+);

@@ -17,7 +17,8 @@ function filled(bytes: number, head: string, unit: string, tail = ''): string {
   return head + unit.repeat(Math.floor((bytes - head.length - tail.length) / unit.length)) + tail;
 }
 
-const FIS_HEAD = "[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 1]\nMF1='a':'trimf',[0 0.5 1]\n[Output1]\nName='y'\nRange=[0 1]\nMF1='b':'trimf',[0 0.5 1]\n[Rules]\n";
+const FIS_HEAD =
+  "[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 1]\nMF1='a':'trimf',[0 0.5 1]\n[Output1]\nName='y'\nRange=[0 1]\nMF1='b':'trimf',[0 0.5 1]\n[Rules]\n";
 const FCL_HEAD = 'FUNCTION_BLOCK b\nVAR_INPUT\nx : REAL;\nEND_VAR\nVAR_OUTPUT\ny : REAL;\nEND_VAR\n';
 const FLL_HEAD = 'Engine: e\nInputVariable: x\n  range: 0 1\n';
 

@@ -36,9 +36,31 @@ const tipping = {
 };
 
 const WEIRD: unknown[] = [
-  null, true, 0, -0, 1e308, -1e308, 5e-324, 2 ** 53 + 1, '', 'x'.repeat(300), '..', '../agent', '__proto__', '9999-12-31T23:59:59.999Z',
-  '1970-01-01T00:00:00.000Z', '2026-02-31T00:00:00.000Z', '2026-01-01', [], [1, 2], {}, { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } },
-  { '': 1 }, { tip: 1e308 }, { service: 'high' }, 'e\u0301\u0000\ud800',
+  null,
+  true,
+  0,
+  -0,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 53 + 1,
+  '',
+  'x'.repeat(300),
+  '..',
+  '../agent',
+  '__proto__',
+  '9999-12-31T23:59:59.999Z',
+  '1970-01-01T00:00:00.000Z',
+  '2026-02-31T00:00:00.000Z',
+  '2026-01-01',
+  [],
+  [1, 2],
+  {},
+  { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } },
+  { '': 1 },
+  { tip: 1e308 },
+  { service: 'high' },
+  'e\u0301\u0000\ud800',
 ];
 
 /** One fuzz run against `url` with `requests` requests from `clients` clients at once. */
@@ -48,10 +70,18 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
   const call = (path: string, init: RequestInit = {}) => fetch(new URL(path, url), init);
   const accounts: Array<{ key: string; agentID: string; versionID: string; logs: string[] }> = [];
   for (let i = 0; i < clients; i++) {
-    const key = ((await (await call('account', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { apiKey: string }).apiKey;
+    const key = ((await (await call('account', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { apiKey: string })
+      .apiKey;
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    const agent = (await (await call('agent', { method: 'POST', headers: auth, body: JSON.stringify(tipping) })).json()) as { id: string; latestVersion: string };
-    const evaluated = await call(`agent/${agent.id}`, { method: 'POST', headers: auth, body: JSON.stringify([{ service: 1 }, { service: 5 }, { service: 9 }]) });
+    const agent = (await (await call('agent', { method: 'POST', headers: auth, body: JSON.stringify(tipping) })).json()) as {
+      id: string;
+      latestVersion: string;
+    };
+    const evaluated = await call(`agent/${agent.id}`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify([{ service: 1 }, { service: 5 }, { service: 9 }]),
+    });
     await evaluated.text();
     accounts.push({ key, agentID: agent.id, versionID: agent.latestVersion, logs: evaluated.headers.get('X-Evaluation-ID')!.split(',') });
   }
@@ -67,7 +97,15 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
     if (kind === 'evaluation') {
       const reqID = randomUUID();
       logs.push(reqID);
-      const log: Record<string, unknown> = { kind, reqID, agentID: account.agentID, versionID: account.versionID, input: { service: random() * 10 }, crisp: { tip: random() * 30 }, createdAt: now };
+      const log: Record<string, unknown> = {
+        kind,
+        reqID,
+        agentID: account.agentID,
+        versionID: account.versionID,
+        input: { service: random() * 10 },
+        crisp: { tip: random() * 30 },
+        createdAt: now,
+      };
       if (random() < 0.3) Object.assign(log, { returned: { tip: random() * 30 }, density: 0.5 + random() * 5 });
       return log;
     }
@@ -124,7 +162,11 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
       let response: Response;
       let answer: string;
       try {
-        response = await call(path, { method: 'POST', headers: { Authorization: `Bearer ${account.key}`, 'Content-Type': 'application/x-ndjson' }, body: bytes });
+        response = await call(path, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${account.key}`, 'Content-Type': 'application/x-ndjson' },
+          body: bytes,
+        });
         answer = await response.text();
       } catch (error) {
         // no answer (the connection reset): what became of the body is unknown, so it counts for neither side
@@ -139,7 +181,16 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
       if (ms > 1000) result.overOneSecond++;
       result.longestMs = Math.max(result.longestMs, ms);
       if (response.status >= 500) console.error(`${path} answered ${response.status}: ${answer.slice(0, 300)}`);
-      if (result.requests % 1000 === 0) console.error(JSON.stringify({ progress: result.requests, statuses: result.statuses, noAnswer: result.noAnswer, overOneSecond: result.overOneSecond, longestMs: Math.round(result.longestMs) }));
+      if (result.requests % 1000 === 0)
+        console.error(
+          JSON.stringify({
+            progress: result.requests,
+            statuses: result.statuses,
+            noAnswer: result.noAnswer,
+            overOneSecond: result.overOneSecond,
+            longestMs: Math.round(result.longestMs),
+          }),
+        );
       const into = response.status === 200 ? accepted[index]! : refused[index]!;
       for (const record of records) {
         const id = idOf(record);
@@ -159,7 +210,9 @@ export async function fuzzSync(url: string, requests: number, seed = 1, clients 
         .split('\n')
         .slice(1)
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .flatMap((record) => (record.kind === 'evaluation' ? [record.reqID as string] : record.kind === 'feedback' || record.kind === 'deletion' ? [record.id as string] : [])),
+        .flatMap((record) =>
+          record.kind === 'evaluation' ? [record.reqID as string] : record.kind === 'feedback' || record.kind === 'deletion' ? [record.id as string] : [],
+        ),
     );
     for (const id of accepted[index]!) if (!stored.has(id)) result.lost++;
     for (const id of refused[index]!) if (stored.has(id) && !accepted[index]!.has(id)) result.leaked++;

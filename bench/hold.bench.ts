@@ -32,7 +32,10 @@ const summary = (name: string, latencies: number[]) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'fuzzbox-hold-'));
 const server = await serve({ port: 0, dataDir });
 const call = async (path: string, key: string | undefined, init: RequestInit = {}) => {
-  const response = await fetch(new URL(path, server.url), { ...init, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) } });
+  const response = await fetch(new URL(path, server.url), {
+    ...init,
+    headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) },
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 200)}`);
   return { response, text };
@@ -71,9 +74,28 @@ try {
   // 1. tombstones
   const pusher = await signup();
   const now = new Date().toISOString();
-  const tombstones = [header(), ...Array.from({ length: TOMBSTONES }, () => JSON.stringify({ kind: 'deletion', id: `T${randomUUID().replace(/-/g, '').slice(0, 25)}`, deletedAt: now }))].join('\n');
-  results.push(summary('GET /agent, idle', await during(() => new Promise((resolve) => setTimeout(resolve, 2000)), () => call('agent', prober))));
-  results.push(summary(`GET /agent, during a push of ${TOMBSTONES} tombstones`, await during(() => call('sync/push', pusher, { method: 'POST', headers: { 'Content-Type': NDJSON }, body: tombstones }), () => call('agent', prober))));
+  const tombstones = [
+    header(),
+    ...Array.from({ length: TOMBSTONES }, () => JSON.stringify({ kind: 'deletion', id: `T${randomUUID().replace(/-/g, '').slice(0, 25)}`, deletedAt: now })),
+  ].join('\n');
+  results.push(
+    summary(
+      'GET /agent, idle',
+      await during(
+        () => new Promise((resolve) => setTimeout(resolve, 2000)),
+        () => call('agent', prober),
+      ),
+    ),
+  );
+  results.push(
+    summary(
+      `GET /agent, during a push of ${TOMBSTONES} tombstones`,
+      await during(
+        () => call('sync/push', pusher, { method: 'POST', headers: { 'Content-Type': NDJSON }, body: tombstones }),
+        () => call('agent', prober),
+      ),
+    ),
+  );
 
   // 2. autopilot digesting LOGS logs with feedback, and the same without autopilot
   for (const on of [false, true]) {
@@ -85,7 +107,12 @@ try {
       const batch = Array.from({ length: Math.min(256, LOGS - done) }, (_, i) => ({ service: ((done + i) * 7) % 11 }));
       ids.push(...(await call(`agent/${agent}`, key, json(batch))).response.headers.get('X-Evaluation-ID')!.split(','));
     }
-    const feedback = [header(), ...ids.map((id, i) => JSON.stringify({ kind: 'feedback', id: randomUUID(), evaluationLog: id, data: { score: (i * 13) % 17 }, createdAt: new Date().toISOString() }))].join('\n');
+    const feedback = [
+      header(),
+      ...ids.map((id, i) =>
+        JSON.stringify({ kind: 'feedback', id: randomUUID(), evaluationLog: id, data: { score: (i * 13) % 17 }, createdAt: new Date().toISOString() }),
+      ),
+    ].join('\n');
     const latencies = await during(async () => {
       await call('sync/push', key, { method: 'POST', headers: { 'Content-Type': NDJSON }, body: feedback });
       // autopilot's work runs after the push's answer: the probe goes on while it runs (`idle` is not reachable over HTTP)

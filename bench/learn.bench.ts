@@ -70,9 +70,9 @@ async function throughService(world: World, size: number): Promise<{ ms: number;
     const reqIDs = ids!.split(',');
     for (let i = 0; i < reqIDs.length; i += 256) {
       await Promise.all(
-        reqIDs.slice(i, i + 256).map((reqID, j) =>
-          call('POST', `evaluation/${reqID}/feedback`, key, { [world.metric]: world.outcome(situations[i + j]!, answers[i + j], random) }),
-        ),
+        reqIDs
+          .slice(i, i + 256)
+          .map((reqID, j) => call('POST', `evaluation/${reqID}/feedback`, key, { [world.metric]: world.outcome(situations[i + j]!, answers[i + j], random) })),
       );
     }
   }

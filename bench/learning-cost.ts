@@ -68,7 +68,11 @@ async function fillDexie(store: DexieStore, size: number, base: { userID: string
   }
 }
 
-async function fillPostgres(query: (text: string, params: unknown[]) => Promise<unknown>, size: number, base: { userID: string; agentID: string; versionID: string }) {
+async function fillPostgres(
+  query: (text: string, params: unknown[]) => Promise<unknown>,
+  size: number,
+  base: { userID: string; agentID: string; versionID: string },
+) {
   for (const { logs, feedback } of batches(size, base)) {
     await query(
       `INSERT INTO evaluations (req_id, user_id, agent_id, version_id, input, crisp, returned, density, created_at)

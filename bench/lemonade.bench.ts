@@ -46,7 +46,13 @@ const median = (values: number[]) => {
 const tuning = [101, 102, 103];
 // the issue's bandit: 19 prices × 5 temperature × 2 sunny buckets (numBuyers, mostly far above the seller's 0..20, ignored), or with 6 buckets of each input
 const bucketChoices = [{ temperature: 5, sunny: 2 }, 6];
-const ucb = await tuneBandit(world, EVALUATIONS, tuning, lastTwoDays, banditSettings.filter(({ levels }) => levels === 10).flatMap((settings) => bucketChoices.map((buckets) => ({ ...settings, levels: 19, buckets }))));
+const ucb = await tuneBandit(
+  world,
+  EVALUATIONS,
+  tuning,
+  lastTwoDays,
+  banditSettings.filter(({ levels }) => levels === 10).flatMap((settings) => bucketChoices.map((buckets) => ({ ...settings, levels: 19, buckets }))),
+);
 const linear = await tuneLinearBandit(world, EVALUATIONS, tuning, lastTwoDays);
 console.log(`UCB tuned on seeds ${tuning.join(', ')} to ${JSON.stringify(ucb)}; LinUCB to ${JSON.stringify(linear)}`);
 
@@ -71,17 +77,23 @@ for (const name of names) {
   const mean = (d: number) => sum(days.map((day) => day[d]!)) / days.length;
   const last = sum(results[name]!.map(lastTwoDays)) / SEEDS;
   const all = sum(results[name]!.map((result) => sum(result.served))) / SEEDS / DAYS;
-  console.log(`${name.padEnd(22)}${Array.from({ length: DAYS }, (_, d) => mean(d).toFixed(0).padStart(6)).join('')}  ${last.toFixed(1).padStart(11)}  ${all.toFixed(1).padStart(8)}`);
+  console.log(
+    `${name.padEnd(22)}${Array.from({ length: DAYS }, (_, d) => mean(d).toFixed(0).padStart(6)).join('')}  ${last.toFixed(1).padStart(11)}  ${all.toFixed(1).padStart(8)}`,
+  );
 }
 const start = results['seller as created']!.map(lastTwoDays);
 const startAll = results['seller as created']!.map((result) => sum(result.served));
 console.log('\nper seed, last two days against the seller as created (and all days):');
 for (const name of names.slice(1)) {
-  const gains = results[name]!.map((result, s) => `${((lastTwoDays(result) / start[s]! - 1) * 100).toFixed(0)}% (${((sum(result.served) / startAll[s]! - 1) * 100).toFixed(0)}%)`);
+  const gains = results[name]!.map(
+    (result, s) => `${((lastTwoDays(result) / start[s]! - 1) * 100).toFixed(0)}% (${((sum(result.served) / startAll[s]! - 1) * 100).toFixed(0)}%)`,
+  );
   console.log(`${name.padEnd(22)}${gains.join('  ')}`);
 }
 const autoLast = results.autopilot!.map(lastTwoDays);
-console.log(`autopilot ahead of UCB in ${results['UCB bandit']!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length} of ${SEEDS} seeds, of LinUCB in ${results.LinUCB!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length}`);
+console.log(
+  `autopilot ahead of UCB in ${results['UCB bandit']!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length} of ${SEEDS} seeds, of LinUCB in ${results.LinUCB!.filter((r, s) => autoLast[s]! > lastTwoDays(r)).length}`,
+);
 
 // ---- where the gap goes ----
 console.log('\nwhere autopilot goes against the seller as created, profit per day (mean over seeds):');
@@ -89,20 +101,27 @@ const decompositions: ServedParts[] = [];
 for (const [s, player] of players.entries()) decompositions.push(await servedParts(world, player, s + 1, EVALUATIONS, BUYERS_PER_DAY));
 for (const part of ['versions', 'trials', 'exploration'] as const) {
   const label = { versions: "the latest version's plain answers", trials: 'the candidate on trial', exploration: "autopilot's draws" }[part];
-  console.log(`${label.padEnd(36)}${Array.from({ length: DAYS }, (_, d) => (sum(decompositions.map((x) => x.parts[part][d]!)) / SEEDS).toFixed(1).padStart(7)).join('')}`);
+  console.log(
+    `${label.padEnd(36)}${Array.from({ length: DAYS }, (_, d) => (sum(decompositions.map((x) => x.parts[part][d]!)) / SEEDS).toFixed(1).padStart(7)).join('')}`,
+  );
 }
 for (const [s, { trials, spread, versionCount, trialServed }] of decompositions.entries()) {
   const said = trials.map((t: { outcome: string; gain: number }) => `${t.outcome[0]}${t.gain >= 0 ? '+' : ''}${t.gain.toFixed(0)}`).join(' ');
-  console.log(`seed ${s + 1}: ${versionCount} versions, ${trials.length} trials (outcome, true gain per day of its plain answers): ${said}; ${trialServed} answers by candidates; spread at the end ${JSON.stringify(spread)}`);
+  console.log(
+    `seed ${s + 1}: ${versionCount} versions, ${trials.length} trials (outcome, true gain per day of its plain answers): ${said}; ${trialServed} answers by candidates; spread at the end ${JSON.stringify(spread)}`,
+  );
 }
 const allTrials = decompositions.flatMap((x) => x.trials);
-const truly = (outcome: string, better: boolean) => allTrials.filter((t: { outcome: string; gain: number }) => t.outcome === outcome && t.gain > 0 === better).length;
+const truly = (outcome: string, better: boolean) =>
+  allTrials.filter((t: { outcome: string; gain: number }) => t.outcome === outcome && t.gain > 0 === better).length;
 console.log(
   `trials: ${allTrials.length}; dropped ${truly('dropped', true)} truly better, ${truly('dropped', false)} not; adopted ${truly('adopted', true)} truly better, ${truly('adopted', false)} not; ` +
     `median true gain of the dropped ${median(allTrials.filter((t: { outcome: string }) => t.outcome === 'dropped').map((t: { gain: number }) => t.gain)).toFixed(1)} per day`,
 );
 const situations = situationsOf(world, seededRandom(9), EVALUATIONS);
-console.log(`numBuyers above the seller's sets (20): ${((situations.filter((s) => s.numBuyers! > 20).length / situations.length) * 100).toFixed(0)}% of buyers; weather changed before ${((situations.filter((s, i) => i > 0 && (s.temperature !== situations[i - 1]!.temperature || s.sunny !== situations[i - 1]!.sunny)).length / situations.length) * 100).toFixed(0)}% of buyers`);
+console.log(
+  `numBuyers above the seller's sets (20): ${((situations.filter((s) => s.numBuyers! > 20).length / situations.length) * 100).toFixed(0)}% of buyers; weather changed before ${((situations.filter((s, i) => i > 0 && (s.temperature !== situations[i - 1]!.temperature || s.sunny !== situations[i - 1]!.sunny)).length / situations.length) * 100).toFixed(0)}% of buyers`,
+);
 for (const player of players) await player.close();
 
 // ---- requests waiting behind the background work ----
@@ -124,4 +143,6 @@ async function latencies(seed: number) {
 }
 const times = await latencies(1);
 const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1);
-console.log(`\nNode, requests back to back, not waiting for autopilot: ${times.length} requests, median ${q(0.5)} ms, p99 ${q(0.99)} ms, longest ${times.at(-1)!.toFixed(1)} ms`);
+console.log(
+  `\nNode, requests back to back, not waiting for autopilot: ${times.length} requests, median ${q(0.5)} ms, p99 ${q(0.99)} ms, longest ${times.at(-1)!.toFixed(1)} ms`,
+);

@@ -37,7 +37,9 @@ export async function pgliteBackend(dataDir: string): Promise<ScaleBackend> {
     counted: async () => undefined,
     async fillControl(count) {
       for (let from = 0; from < count; from += FILL_ROWS) {
-        await insertControl(Array.from({ length: Math.min(FILL_ROWS, count - from) }, (_, i) => ({ key: controlKey(from + i), value: controlValue(from + i) })));
+        await insertControl(
+          Array.from({ length: Math.min(FILL_ROWS, count - from) }, (_, i) => ({ key: controlKey(from + i), value: controlValue(from + i) })),
+        );
       }
       await sql.exec('ANALYZE');
     },

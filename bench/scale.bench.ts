@@ -29,7 +29,10 @@ if (getHeapStatistics().heap_size_limit < 7 * 2 ** 30) {
 }
 
 /** The figures mean little on a busy machine: every table says how busy it was. */
-const load = () => `load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`;
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`;
 const sizes = (variable: string, fallback: number[]) => process.env[variable]?.split(',').filter(Boolean).map(Number) ?? fallback;
 const nodeSizes = sizes('SCALE_NODE_SIZES', [1_000, 100_000, 1_000_000]);
 const pgliteSizes = sizes('SCALE_PGLITE_SIZES', [1_000, 100_000, 1_000_000]);
@@ -92,7 +95,9 @@ if (pgliteSizes.length > 0) {
   try {
     for (const size of pgliteSizes) stores.push(await openScaleStore({ size, backend: () => pgliteBackend(join(dataDir, String(size))) }));
     const results = await measureAll(stores, () => sleep(1000), 'pglite');
-    console.log(`\nThe PostgreSQL store on PGlite files (what \`fuzzbox serve\` runs on without a server); control: a plain table; ${ROUNDS} rounds interleaved`);
+    console.log(
+      `\nThe PostgreSQL store on PGlite files (what \`fuzzbox serve\` runs on without a server); control: a plain table; ${ROUNDS} rounds interleaved`,
+    );
     console.log(scaleTable(results));
     console.log(`(${load()} at the end)`);
   } finally {
@@ -142,7 +147,9 @@ if (browserSizes.length > 0) {
     }
     const results = await measureAll(subjects, () => leveldbSettled(join(profile, 'Default', 'IndexedDB')), 'chromium');
     const version = spawnSync(chromiumPath(), ['--version'], { encoding: 'utf8' }).stdout.trim();
-    console.log(`\n${version}, persistent profile, IndexedDB in the page (the worker hop adds a constant: bench/browser.bench.ts); ${ROUNDS} rounds interleaved; bytes from navigator.storage.estimate()`);
+    console.log(
+      `\n${version}, persistent profile, IndexedDB in the page (the worker hop adds a constant: bench/browser.bench.ts); ${ROUNDS} rounds interleaved; bytes from navigator.storage.estimate()`,
+    );
     console.log(scaleTable(results));
     console.log(`(${load()} at the end)`);
   } finally {

@@ -248,7 +248,12 @@ export async function openScaleStore(options: ScaleStoreOptions): Promise<ScaleS
       const start = performance.now();
       await fillStore(size);
       // one batch made through the interface, so there are batch items at every size
-      const probe = await call('POST', `agent/${base.agentID}`, key, Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })));
+      const probe = await call(
+        'POST',
+        `agent/${base.agentID}`,
+        key,
+        Array.from({ length: BATCH }, (_, i) => ({ temperature: i % 40 })),
+      );
       batched.push(...probe.response.headers.get('X-Evaluation-ID')!.split(','));
       return (performance.now() - start) / 1000;
     },

@@ -12,7 +12,11 @@ const agent = {
   name: 'tipping',
   inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] }, food: { bad: [0, 5], good: [5, 10] } },
   outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, 30] } },
-  rules: ['IF service IS poor OR food IS bad THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent AND food IS good THEN tip IS high'],
+  rules: [
+    'IF service IS poor OR food IS bad THEN tip IS low',
+    'IF service IS good THEN tip IS medium',
+    'IF service IS excellent AND food IS good THEN tip IS high',
+  ],
 };
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -48,7 +52,9 @@ async function measure(label: string, server: FuzzboxServer): Promise<void> {
     for (let i = 0; i < 400; i++) single.push(await timed(() => evaluate(input(i))));
   });
   single.sort((a, b) => a - b);
-  console.log(`${label}: one at a time: ${((400 / singleTotal) * 1000).toFixed(0)} evaluations/s; p50 ${ms(percentile(single, 50))}, p95 ${ms(percentile(single, 95))}, p99 ${ms(percentile(single, 99))}`);
+  console.log(
+    `${label}: one at a time: ${((400 / singleTotal) * 1000).toFixed(0)} evaluations/s; p50 ${ms(percentile(single, 50))}, p95 ${ms(percentile(single, 95))}, p99 ${ms(percentile(single, 99))}`,
+  );
 
   const concurrent: number[] = [];
   const perClient = 40;
@@ -60,13 +66,17 @@ async function measure(label: string, server: FuzzboxServer): Promise<void> {
     );
   });
   concurrent.sort((a, b) => a - b);
-  console.log(`${label}: 32 at once: ${(((32 * perClient) / concurrentTotal) * 1000).toFixed(0)} evaluations/s; p50 ${ms(percentile(concurrent, 50))}, p95 ${ms(percentile(concurrent, 95))}, p99 ${ms(percentile(concurrent, 99))}`);
+  console.log(
+    `${label}: 32 at once: ${(((32 * perClient) / concurrentTotal) * 1000).toFixed(0)} evaluations/s; p50 ${ms(percentile(concurrent, 50))}, p95 ${ms(percentile(concurrent, 95))}, p99 ${ms(percentile(concurrent, 99))}`,
+  );
 
   const batch = Array.from({ length: 4096 }, (_, i) => input(i));
   const batches: number[] = [];
   for (let i = 0; i < 8; i++) batches.push(await timed(() => evaluate(batch)));
   batches.sort((a, b) => a - b);
-  console.log(`${label}: batch of 4096: median ${ms(percentile(batches, 50))} (${((4096 / percentile(batches, 50)) * 1000).toFixed(0)} evaluations/s), best ${ms(batches[0]!)}`);
+  console.log(
+    `${label}: batch of 4096: median ${ms(percentile(batches, 50))} (${((4096 / percentile(batches, 50)) * 1000).toFixed(0)} evaluations/s), best ${ms(batches[0]!)}`,
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'fuzzbox-bench-'));

@@ -20,7 +20,9 @@ const agentBody = {
     food: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] },
   },
   outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, 30] } },
-  rules: levels.flatMap((s) => levels.map((f) => `IF service IS ${s} AND food IS ${f} THEN tip IS ${tips[s === 'excellent' || f === 'excellent' ? 'excellent' : s]}`)),
+  rules: levels.flatMap((s) =>
+    levels.map((f) => `IF service IS ${s} AND food IS ${f} THEN tip IS ${tips[s === 'excellent' || f === 'excellent' ? 'excellent' : s]}`),
+  ),
 };
 
 async function call(method: string, path: string, key?: string, body?: unknown): Promise<Response> {

@@ -17,7 +17,11 @@ const agent = {
   name: 'tipping',
   inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] }, food: { bad: [0, 5], good: [5, 10] } },
   outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, 30] } },
-  rules: ['IF service IS poor OR food IS bad THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent AND food IS good THEN tip IS high'],
+  rules: [
+    'IF service IS poor OR food IS bad THEN tip IS low',
+    'IF service IS good THEN tip IS medium',
+    'IF service IS excellent AND food IS good THEN tip IS high',
+  ],
 };
 
 /** fetch, counting the bytes of request and answer bodies, and failing while `network.online` is false */
@@ -70,7 +74,9 @@ async function probe(service: FuzzyService, apiKey: string, agentID: string, don
 
 /** `fuzzbox serve` in a child process, so that the server's work does not stand in the browser's way. */
 async function startServe(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', 'serve', '--port', '0', '--data', dataDir, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/node/cli.ts', 'serve', '--port', '0', '--data', dataDir, '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
@@ -120,7 +126,9 @@ try {
     `push ${LOGS.toLocaleString('en')} logs + ${FEEDBACK} feedback: ${(pushMs / 1000).toFixed(1)} s (${Math.round(LOGS / (pushMs / 1000)).toLocaleString('en')} logs/s); ` +
       `${(first.bytes.sent / LOGS).toFixed(0)} bytes sent per log, ${(first.bytes.received / LOGS).toFixed(1)} received`,
   );
-  console.log(`  its own evaluations meanwhile: p50 ${ms(percentile(during, 50))}, p99 ${ms(percentile(during, 99))}, max ${ms(during.at(-1)!)} (${during.length} answers)`);
+  console.log(
+    `  its own evaluations meanwhile: p50 ${ms(percentile(during, 50))}, p99 ${ms(percentile(during, 99))}, max ${ms(during.at(-1)!)} (${during.length} answers)`,
+  );
 
   const second = countingFetch();
   const b = browser(server.url, apiKey, second.fetch);
@@ -134,7 +142,8 @@ try {
   );
   const counts = async (service: FuzzyService) => ((await (await call(service, apiKey, 'GET', 'storage')).json()) as { counts: unknown }).counts;
   const onServer = (await (await fetch(`${server.url}storage`, { headers: { Authorization: `Bearer ${apiKey}` } })).json()) as { counts: unknown };
-  if (JSON.stringify(onServer.counts) !== JSON.stringify(await counts(b))) throw new Error(`the second browser holds ${JSON.stringify(await counts(b))}, the server ${JSON.stringify(onServer.counts)}`);
+  if (JSON.stringify(onServer.counts) !== JSON.stringify(await counts(b)))
+    throw new Error(`the second browser holds ${JSON.stringify(await counts(b))}, the server ${JSON.stringify(onServer.counts)}`);
   await a.close();
   await b.close();
 } finally {

@@ -98,7 +98,10 @@ function answeredWhen(report: PerformanceReport, state: AutopilotState, now: num
     if (version.id === state.candidate?.versionID || version.id === report.latestVersion) to = now;
     else if (trial && trial.outcome !== 'adopted') to = Date.parse(trial.decidedAt);
     else {
-      const next = report.versions.slice(i + 1).map(becameLatest).find((time) => time !== undefined);
+      const next = report.versions
+        .slice(i + 1)
+        .map(becameLatest)
+        .find((time) => time !== undefined);
       if (next !== undefined) to = next;
     }
     spans.set(version.id, { from, to: Math.max(from, to) });
@@ -117,7 +120,14 @@ function drawChart(report: PerformanceReport, state: AutopilotState, metric: str
   const when = answeredWhen(report, state, now);
   const spans = report.versions.map((version) => ({ version, ...when.get(version.id)!, stats: version.metrics[metric] }));
   const shown = spans.filter((span) => span.stats && span.stats.n > 0 && span.stats.mean !== null);
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart', role: 'img', 'aria-label': `mean ${metric} per version over time` }) as SVGSVGElement;
+  const chart = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    class: 'chart',
+    role: 'img',
+    'aria-label': `mean ${metric} per version over time`,
+  }) as SVGSVGElement;
   if (shown.length === 0) {
     chart.append(svg('text', { x: width / 2, y: height / 2, 'text-anchor': 'middle', class: 'tick' }, `no ${metric} yet`));
     return chart;
@@ -148,8 +158,17 @@ function drawChart(report: PerformanceReport, state: AutopilotState, metric: str
     const top = y(stats!.high ?? stats!.mean!);
     const bottom = y(stats!.low ?? stats!.mean!);
     const band = svg('rect', { x: left, y: top, width: right - left, height: Math.max(1, bottom - top), fill: colour, 'fill-opacity': 0.15 });
-    band.append(svg('title', {}, `${label(version.id)}: mean ${metric} ${number(stats!.mean)} (95%: ${number(stats!.low)} to ${number(stats!.high)}), ${stats!.n} ratings`));
-    chart.append(band, svg('line', { x1: left, x2: right, y1: y(stats!.mean!), y2: y(stats!.mean!), stroke: colour, 'stroke-width': 3, class: 'version-line' }));
+    band.append(
+      svg(
+        'title',
+        {},
+        `${label(version.id)}: mean ${metric} ${number(stats!.mean)} (95%: ${number(stats!.low)} to ${number(stats!.high)}), ${stats!.n} ratings`,
+      ),
+    );
+    chart.append(
+      band,
+      svg('line', { x1: left, x2: right, y1: y(stats!.mean!), y2: y(stats!.mean!), stroke: colour, 'stroke-width': 3, class: 'version-line' }),
+    );
     // a version's name above its line when it fits after the previous one's
     const name = label(version.id);
     if (left >= labelsEnd + 6) {
@@ -244,10 +263,11 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
       ? ` Together, its versions rate ${number(Math.abs(gained.value))} ${gained.value >= 0 ? 'higher' : 'lower'} than ${label(autopilot.gain!.since)} (95% interval ${number(gained.low)} to ${number(gained.high)}).`
       : '';
     // ratings are summarised on the agent's goals: a version without `performance` has none to summarise
-    const goalless = report.performance === null
-      ? ` ${latest} has no goal (performance): ratings are not summarised without one (they stay stored), and autopilot needs one; ` +
-        `switching autopilot on gives the agent the goal “${metric}”.`
-      : '';
+    const goalless =
+      report.performance === null
+        ? ` ${latest} has no goal (performance): ratings are not summarised without one (they stay stored), and autopilot needs one; ` +
+          `switching autopilot on gives the agent the goal “${metric}”.`
+        : '';
     state.textContent = `The agent answers with ${latest}. ${fresh} ${decided} trial${decided === 1 ? '' : 's'} decided, ${adopted} adopted.${total}${goalless}`;
 
     drawn = () => chartBox.replaceChildren(element('h3', `Mean ${metric} per version, over time`), drawChart(report, autopilot, metric, label, chartWidth()));
@@ -255,7 +275,14 @@ export function mountAutopilotPanel(container: HTMLElement, context: DemoContext
 
     table.replaceChildren();
     const head = element('tr');
-    for (const [title, className] of [['version', 'version'], ['made', 'made'], ['why it exists', 'why'], ['ratings', 'ratings'], [`mean ${metric}`, 'mean'], ['', 'action']]) {
+    for (const [title, className] of [
+      ['version', 'version'],
+      ['made', 'made'],
+      ['why it exists', 'why'],
+      ['ratings', 'ratings'],
+      [`mean ${metric}`, 'mean'],
+      ['', 'action'],
+    ]) {
       head.append(element('th', title, className));
     }
     table.append(head);

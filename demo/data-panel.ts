@@ -29,7 +29,7 @@ export function mountDataPanel(container: HTMLElement, client: () => FuzzyClient
         ? 'kept until you clear it'
         : persisted === false
           ? 'may be evicted when the disk runs low'
-          : 'this browser does not tell whether it keeps it (Safari deletes a site\'s data after 7 days without a visit): download a backup';
+          : "this browser does not tell whether it keeps it (Safari deletes a site's data after 7 days without a visit): download a backup";
     $('#storage-state').textContent =
       `${count(counts.agents, 'agent')}, ${count(counts.evaluations, 'evaluation')}, ${counts.feedback} feedback · ${used} · ${kept}`;
     $('#persist').hidden = persisted !== false;

@@ -131,7 +131,11 @@ export interface InputChart {
 
 export function drawInput(name: string, input: InputChart): SVGSVGElement {
   const scaleX = scaleFor(input.range, 0).x;
-  const labels = Object.entries(input.sets).map(([setName, polygon], index) => ({ name: setName, x: scaleX(peak(polygon)), color: palette[index % palette.length]! }));
+  const labels = Object.entries(input.sets).map(([setName, polygon], index) => ({
+    name: setName,
+    x: scaleX(peak(polygon)),
+    color: palette[index % palette.length]!,
+  }));
   const { root, scale } = chart(input.range, `${name}: sets and value`, labels);
   Object.entries(input.sets).forEach(([, polygon], index) => {
     const color = palette[index % palette.length]!;

@@ -22,7 +22,10 @@ export class AgentEditor {
   show(agent: AgentBody): void {
     this.clearErrors();
     for (const field of ['inputs', 'outputs'] as const) {
-      this.form.querySelector<HTMLElement>(`[data-hint-for="${field}"]`)!.textContent = definitionHints(agent[field], field === 'inputs' ? 'input' : 'output').join('\n');
+      this.form.querySelector<HTMLElement>(`[data-hint-for="${field}"]`)!.textContent = definitionHints(
+        agent[field],
+        field === 'inputs' ? 'input' : 'output',
+      ).join('\n');
     }
     this.#control('name').value = agent.name;
     this.#control('inputs').value = prettyVariables(agent.inputs);
@@ -44,7 +47,9 @@ export class AgentEditor {
     const inputs = variables('inputs');
     const outputs = variables('outputs');
     if (!inputs || !outputs) return null;
-    const lines = this.#control('rules').value.split('\n').map((line) => line.trim());
+    const lines = this.#control('rules')
+      .value.split('\n')
+      .map((line) => line.trim());
     this.#ruleLines = lines.flatMap((line, index) => (line === '' ? [] : [index]));
     const rules = this.#ruleLines.map((index) => lines[index]!);
     return { name: this.#control('name').value.trim(), inputs, outputs, rules };

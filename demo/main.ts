@@ -79,7 +79,11 @@ async function start(): Promise<void> {
   showConnectivity();
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
-  showDataState = mountDataPanel($('#data-panel'), () => client, () => showAgentList(agent?.id ?? null));
+  showDataState = mountDataPanel(
+    $('#data-panel'),
+    () => client,
+    () => showAgentList(agent?.id ?? null),
+  );
   mountOptimizePanel();
   void mountReferencePanel($('#reference-panel'), base).catch(showFailure);
   await showAgentList(localStorage.getItem(storageKey('agent')));
@@ -149,9 +153,7 @@ async function showAgent(agentID: string, evaluateAgain = false): Promise<void> 
   localStorage.setItem(storageKey('agent'), agent.id);
   editor.show(agent);
   const previous = inputs;
-  inputs = Object.fromEntries(
-    Object.entries(compiled.inputs).map(([name, { range }]) => [name, previous[name] ?? (range[0] + range[1]) / 2]),
-  );
+  inputs = Object.fromEntries(Object.entries(compiled.inputs).map(([name, { range }]) => [name, previous[name] ?? (range[0] + range[1]) / 2]));
   buildSliders();
   for (const listener of agentListeners) listener(agent);
   const newest = evaluateAgain ? undefined : (await client.listEvaluations(agent.id, { limit: 1 })).evaluations[0];
@@ -263,9 +265,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     if (value !== undefined) {
       line.querySelector('.crisp')!.textContent = formatNumber(value);
       const listed = strengths.length > 1 ? `${strengths.slice(0, -1).join(', ')} and ${strengths.at(-1)}` : strengths[0];
-      why.textContent =
-        `The rules gave ${listed}. Each set is cut at that height; ` +
-        `the cut shapes together balance at ${formatNumber(value)}.`;
+      why.textContent = `The rules gave ${listed}. Each set is cut at that height; ` + `the cut shapes together balance at ${formatNumber(value)}.`;
     }
     answer.append(line, why);
     const figure = document.createElement('figure');
@@ -405,7 +405,8 @@ async function saveAgent(body: AgentBody | null, asNew: boolean): Promise<void> 
     setStatus(asNew ? `Saved “${saved.name}” as a new agent` : `Saved “${saved.name}” as version ${number}`, 'ok');
   } catch (error) {
     // a definition the service refused (ValidationError: by field) or could not read (InvalidRequest): the editor's to show
-    if (error instanceof FuzzyApiError && (error.error === 'ValidationError' || error.error === 'InvalidRequest')) editor.showIssues(error.message, error.issues);
+    if (error instanceof FuzzyApiError && (error.error === 'ValidationError' || error.error === 'InvalidRequest'))
+      editor.showIssues(error.message, error.issues);
     else showFailure(error);
   }
 }

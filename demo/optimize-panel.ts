@@ -38,18 +38,34 @@ export function simulatedRating(agent: CompiledAgent, inputs: Inputs, outputs: O
       const [min, max] = agent.inputs[name]!.range;
       return sum + weights[index]! * (max > min ? (inputs[name]! - min) / (max - min) : 0.5);
     }, 0) / total;
-  const ratings = Object.entries(agent.outputs).flatMap(([name, { range: [min, max] }]) => {
-    const answer = outputs[name];
-    if (answer === undefined) return [];
-    const right = min + (max - min) * (0.05 + 0.5 * level);
-    return [Math.min(5, Math.max(1, 5 - Math.abs(answer - right) / ((max - min) / 10 || 1)))];
-  });
+  const ratings = Object.entries(agent.outputs).flatMap(
+    ([
+      name,
+      {
+        range: [min, max],
+      },
+    ]) => {
+      const answer = outputs[name];
+      if (answer === undefined) return [];
+      const right = min + (max - min) * (0.05 + 0.5 * level);
+      return [Math.min(5, Math.max(1, 5 - Math.abs(answer - right) / ((max - min) / 10 || 1)))];
+    },
+  );
   return ratings.length === 0 ? undefined : ratings.reduce((sum, rating) => sum + rating, 0) / ratings.length;
 }
 
 /** Inputs drawn uniformly over each input's range. */
 export function randomSituation(agent: CompiledAgent): Inputs {
-  return Object.fromEntries(Object.entries(agent.inputs).map(([name, { range: [min, max] }]) => [name, min + (max - min) * Math.random()]));
+  return Object.fromEntries(
+    Object.entries(agent.inputs).map(
+      ([
+        name,
+        {
+          range: [min, max],
+        },
+      ]) => [name, min + (max - min) * Math.random()],
+    ),
+  );
 }
 
 const list = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? ''));
@@ -280,7 +296,12 @@ export function mountOptimizePanel(container: HTMLElement, context: DemoContext)
       row.append(element('td', describeChange(change, agent)), element('td', formatNumber(change.from)), element('td', formatNumber(change.to)));
       table.append(row);
     }
-    result.append(explanation, element('h3', 'Every number that moved'), table, element('p', 'Estimates are kernel-weighted averages of the logged feedback near each answer (docs/LEARNING.md): a guide, not a promise.', 'small'));
+    result.append(
+      explanation,
+      element('h3', 'Every number that moved'),
+      table,
+      element('p', 'Estimates are kernel-weighted averages of the logged feedback near each answer (docs/LEARNING.md): a guide, not a promise.', 'small'),
+    );
   }
 
   // Another agent (or none) on screen: what was said about the previous one no longer applies.

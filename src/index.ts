@@ -37,12 +37,33 @@ export type {
   GainInterval,
 } from './schema/index.js';
 export { ApiError, type IssueList } from './schema/index.js';
-export type { FuzzboxStore, Candidate, CandidateDecision, StoredEvaluation, EvaluationQuery, EvaluationPage, EvaluationPosition, ChangePage, ChangeFeed, SyncRecord } from './store/store.js';
+export type {
+  FuzzboxStore,
+  Candidate,
+  CandidateDecision,
+  StoredEvaluation,
+  EvaluationQuery,
+  EvaluationPage,
+  EvaluationPosition,
+  ChangePage,
+  ChangeFeed,
+  SyncRecord,
+} from './store/store.js';
 export type { AutopilotLine } from './schema/sync.js';
 export type { LogColumns } from './learn/dataset.js';
 export type { Moments, MeanEstimate } from './learn/statistics.js';
 export type { LearningLog, LearningLogQuery, VersionFeedback } from './store/learning-log.js';
 export type { ImportRecord, VersionLine } from './store/backup-records.js';
 export type { Stored } from './store/import-rules.js';
-export type { AccountRecord, AgentRecord, VersionRecord, EvaluationRecord, FeedbackRecord, StoredTrace, Provenance, TrialRecord, AutopilotRecord } from './store/records.js';
+export type {
+  AccountRecord,
+  AgentRecord,
+  VersionRecord,
+  EvaluationRecord,
+  FeedbackRecord,
+  StoredTrace,
+  Provenance,
+  TrialRecord,
+  AutopilotRecord,
+} from './store/records.js';
 export type { VersionOrigin } from './schema/agent.js';

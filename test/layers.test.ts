@@ -28,7 +28,11 @@ function importsOf(file: string, text: string): Edge[] {
   const statement = /^\s*(import|export)\s+(type\s+)?(?:([^'";]*?)\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
   for (const [, , typeKeyword, clause = '', specifier] of text.matchAll(statement)) {
     // `import {type A, type B} from` brings only types too; `import {A, type B}` does not
-    const names = /^\{([\s\S]*)\}$/.exec(clause.trim())?.[1]?.split(',').map((name) => name.trim()).filter(Boolean);
+    const names = /^\{([\s\S]*)\}$/
+      .exec(clause.trim())?.[1]
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     const typeOnly = typeKeyword !== undefined || (names !== undefined && names.length > 0 && names.every((name) => name.startsWith('type ')));
     edges.push({ from: file, to: join(dirname(file), specifier!).replace(/\.js$/, '.ts'), typeOnly });
   }

@@ -4,8 +4,7 @@ import { sha256Hex } from '../core/keys.js';
 
 const KEY_CACHE_CAPACITY = 1000;
 
-const unauthorized = (message: string) =>
-  new ApiError('Unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+const unauthorized = (message: string) => new ApiError('Unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 function presentedKey(request: Request, url: URL): string {
   const header = request.headers.get('authorization');

@@ -6,8 +6,7 @@ import { agentBodyFromModel, modelFileHint, modelFormatOf } from './model-files.
 /** 1 MiB (docs/REST.md, "Errors": PayloadTooLarge). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const tooLarge = () =>
-  new ApiError('PayloadTooLarge', `the body is over ${MAX_BODY_BYTES} bytes (1 MiB); split a large batch into several requests`);
+const tooLarge = () => new ApiError('PayloadTooLarge', `the body is over ${MAX_BODY_BYTES} bytes (1 MiB); split a large batch into several requests`);
 
 /** Checks the Content-Type; returns the model format it names when `modelFiles` allows one. */
 function checkContentType(contentType: string | null, modelFiles: boolean) {
@@ -21,7 +20,10 @@ function checkContentType(contentType: string | null, modelFiles: boolean) {
   }
   const charset = otherCharset(parameters);
   if (charset !== undefined) {
-    throw new ApiError('InvalidRequest', `the body must be UTF-8 ${modelFormat ? 'text' : 'JSON'}: send "charset=utf-8" or no charset (got charset "${charset}")`);
+    throw new ApiError(
+      'InvalidRequest',
+      `the body must be UTF-8 ${modelFormat ? 'text' : 'JSON'}: send "charset=utf-8" or no charset (got charset "${charset}")`,
+    );
   }
   return modelFormat;
 }

@@ -7,9 +7,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * iterated, and clients of the earlier service matched `X-Evaluation-ID` case-sensitively, so an
  * adapter that writes a `Response` onto an HTTP stack (Node's `http`) spells names with this.
  */
-const SPELLED_HEADERS = new Map(
-  ['X-Evaluation-ID', 'Content-Type', 'Location', 'Allow', 'WWW-Authenticate'].map((name) => [name.toLowerCase(), name]),
-);
+const SPELLED_HEADERS = new Map(['X-Evaluation-ID', 'Content-Type', 'Location', 'Allow', 'WWW-Authenticate'].map((name) => [name.toLowerCase(), name]));
 
 /** `x-evaluation-id` → `X-Evaluation-ID`; any other header keeps the spelling given. */
 export function spelledHeaderName(name: string): string {

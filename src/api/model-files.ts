@@ -19,7 +19,10 @@ export function agentBodyFromModel(format: ModelFormat, text: string): unknown {
   } catch (error) {
     const looksLike = modelFormatOfText(text);
     if (looksLike !== undefined && looksLike !== format) {
-      throw new ApiError('InvalidRequest', `this is ${looksLike === 'fll' ? 'an' : 'a'} ${looksLike.toUpperCase()} file, not ${format.toUpperCase()}: send it with "Content-Type: ${MEDIA_TYPES[looksLike]}"`);
+      throw new ApiError(
+        'InvalidRequest',
+        `this is ${looksLike === 'fll' ? 'an' : 'a'} ${looksLike.toUpperCase()} file, not ${format.toUpperCase()}: send it with "Content-Type: ${MEDIA_TYPES[looksLike]}"`,
+      );
     }
     // a reader's own failure is still a fault of the file as far as the sender can act on it: say so, with no line
     if (!(error instanceof FormatError)) throw new ApiError('ValidationError', `the ${format.toUpperCase()} file cannot be read: ${(error as Error).message}`);
@@ -33,7 +36,9 @@ export function agentBodyFromModel(format: ModelFormat, text: string): unknown {
 /** The hint for a body that is no JSON: a model file sent as JSON names the Content-Type it needs. */
 export function modelFileHint(text: string): string {
   const format = modelFormatOfText(text);
-  return format === undefined ? '' : `; this is ${format === 'fll' ? 'an' : 'a'} ${format.toUpperCase()} file: send it with "Content-Type: ${MEDIA_TYPES[format]}"`;
+  return format === undefined
+    ? ''
+    : `; this is ${format === 'fll' ? 'an' : 'a'} ${format.toUpperCase()} file: send it with "Content-Type: ${MEDIA_TYPES[format]}"`;
 }
 
 /**
@@ -64,7 +69,10 @@ export function modelResponse(format: ModelFormat, model: Model): Response {
     text = writeModel(format, model);
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
-    throw new ApiError('NotAcceptable', `this agent cannot be written as ${format.toUpperCase()}: ${error.message}; ask for application/json or another format`);
+    throw new ApiError(
+      'NotAcceptable',
+      `this agent cannot be written as ${format.toUpperCase()}: ${error.message}; ask for application/json or another format`,
+    );
   }
   return new Response(text, { headers: { 'Content-Type': `${MEDIA_TYPES[format]}; charset=utf-8`, Vary: 'Accept' } });
 }

@@ -86,80 +86,120 @@ const text = (description: string) => ({ type: 'string', description });
 
 /** Every route of src/api/routes.ts, keyed `METHOD /path` with the path as OpenAPI writes it (openApiPath). */
 export const operations: Record<string, Operation> = {
-  'GET /version': { summary: 'The service\'s name, package version and REST contract version (no key needed)', open: true, answer: one('ServiceInfo') },
+  'GET /version': { summary: "The service's name, package version and REST contract version (no key needed)", open: true, answer: one('ServiceInfo') },
   'GET /health': { summary: 'Whether the process answers (no key needed)', open: true, answer: one('Health') },
   'GET /ready': { summary: 'Whether the service takes requests now; 503 ServiceUnavailable otherwise (no key needed)', open: true, answer: one('Health') },
-  'GET /openapi.json': { summary: 'This document: every endpoint with its request and answer (no key needed)', open: true, answer: { type: 'object', description: 'an OpenAPI 3.1 document' } },
+  'GET /openapi.json': {
+    summary: 'This document: every endpoint with its request and answer (no key needed)',
+    open: true,
+    answer: { type: 'object', description: 'an OpenAPI 3.1 document' },
+  },
   'POST /account': {
     open: true,
     summary: 'Create an account; the answer holds its API key, shown only once (no key needed; 403 when sign-up is off)',
     body: { schema: one('AccountBody'), optional: true },
     answer: one('Account'),
   },
-  'GET /agent': { summary: 'The account\'s agents, oldest first', answer: list('AgentSummary') },
-  'POST /agent': { summary: 'Create an agent (and its first version)', body: { schema: one('AgentBody'), modelFiles: true }, answer: one('Agent'), headers: { Location: 'the agent\'s URL' } },
+  'GET /agent': { summary: "The account's agents, oldest first", answer: list('AgentSummary') },
+  'POST /agent': {
+    summary: 'Create an agent (and its first version)',
+    body: { schema: one('AgentBody'), modelFiles: true },
+    answer: one('Agent'),
+    headers: { Location: "the agent's URL" },
+  },
   'GET /agent/{id}': { summary: 'An agent as it is now', answer: one('Agent'), modelFileAnswer: true },
-  'PUT /agent/{id}': { summary: 'Replace the agent\'s definition: a new version', body: { schema: one('AgentBody'), modelFiles: true }, answer: one('Agent') },
+  'PUT /agent/{id}': { summary: "Replace the agent's definition: a new version", body: { schema: one('AgentBody'), modelFiles: true }, answer: one('Agent') },
   'DELETE /agent/{id}': { summary: 'Delete the agent; its evaluation logs stay readable, its id answers 410', answer: one('Message') },
   'POST /agent/{id}': {
     summary: 'Evaluate: one inputs object, or a batch (an array) of them; each evaluation is logged',
     description: 'The answer is the outputs (an array of them for a batch); `?meta` adds the steps of the evaluation under that name.',
     body: { schema: { oneOf: [one('Inputs'), one('Batch')] } },
     query: [
-      { name: 'meta', description: '`true`, `1`, `yes` or empty: add the steps as `meta`; any other name than `false`, `0`, `no` adds them under that name', schema: { type: 'string' } },
-      { name: 'explore', description: 'move each output by Gaussian noise of this share of its range, 0 < explore ≤ 0.5', schema: { type: 'number', exclusiveMinimum: 0, maximum: 0.5 } },
+      {
+        name: 'meta',
+        description: '`true`, `1`, `yes` or empty: add the steps as `meta`; any other name than `false`, `0`, `no` adds them under that name',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'explore',
+        description: 'move each output by Gaussian noise of this share of its range, 0 < explore ≤ 0.5',
+        schema: { type: 'number', exclusiveMinimum: 0, maximum: 0.5 },
+      },
     ],
     answer: { oneOf: [one('EvaluationAnswer'), list('EvaluationAnswer')] },
-    headers: { 'X-Evaluation-ID': 'the id of each evaluation\'s log, comma-separated for a batch' },
+    headers: { 'X-Evaluation-ID': "the id of each evaluation's log, comma-separated for a batch" },
   },
-  'GET /agent/{id}/version': { summary: 'The agent\'s versions in the order they were made', answer: list('VersionSummary') },
+  'GET /agent/{id}/version': { summary: "The agent's versions in the order they were made", answer: list('VersionSummary') },
   'GET /version/{id}': { summary: 'One version: the definition as it was, with its parsed rules', answer: one('AgentVersion'), modelFileAnswer: true },
   'GET /agent/{id}/evaluation': {
-    summary: 'The agent\'s evaluations, newest first, each with its feedback (also of a deleted agent)',
+    summary: "The agent's evaluations, newest first, each with its feedback (also of a deleted agent)",
     query: [
       { name: 'limit', description: 'how many, 1 to 1000 (default 100)', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-      { name: 'cursor', description: 'the previous page\'s `next`', schema: { type: 'string' } },
-      { name: 'version', description: 'only this version\'s evaluations', schema: { type: 'string' } },
+      { name: 'cursor', description: "the previous page's `next`", schema: { type: 'string' } },
+      { name: 'version', description: "only this version's evaluations", schema: { type: 'string' } },
       { name: 'feedback', description: '`true`: only those with feedback; `false`: only those without', schema: { type: 'string', enum: ['true', 'false'] } },
     ],
     answer: one('EvaluationList'),
   },
-  'GET /evaluation/{id}': { summary: 'One evaluation\'s log: inputs, outputs and every step between', answer: one('EvaluationLog') },
-  'DELETE /evaluation/{id}': { summary: 'Erase an evaluation\'s log and its feedback', answer: one('Message') },
-  'POST /evaluation/{id}/feedback': { summary: 'Say how an answer worked out: metric name → number', body: { schema: one('FeedbackBody') }, answer: one('Feedback') },
+  'GET /evaluation/{id}': { summary: "One evaluation's log: inputs, outputs and every step between", answer: one('EvaluationLog') },
+  'DELETE /evaluation/{id}': { summary: "Erase an evaluation's log and its feedback", answer: one('Message') },
+  'POST /evaluation/{id}/feedback': {
+    summary: 'Say how an answer worked out: metric name → number',
+    body: { schema: one('FeedbackBody') },
+    answer: one('Feedback'),
+  },
   'GET /evaluation/{id}/feedback': { summary: 'The feedback given on an evaluation, oldest first', answer: list('Feedback') },
   'POST /agent/{id}/optimize': {
     summary: 'Tune the agent from its logged feedback: a new version, or with `dryRun` only the proposal',
     body: { schema: one('OptimizeBody') },
     answer: one('OptimizeResult'),
   },
-  'GET /agent/{id}/autopilot': { summary: 'Whether autopilot learns on this agent, its candidate on trial and every decided trial', answer: one('AutopilotState') },
+  'GET /agent/{id}/autopilot': {
+    summary: 'Whether autopilot learns on this agent, its candidate on trial and every decided trial',
+    answer: one('AutopilotState'),
+  },
   'PUT /agent/{id}/autopilot': { summary: 'Switch autopilot on or off', body: { schema: one('AutopilotSwitch') }, answer: one('AutopilotState') },
-  'POST /agent/{id}/rollback': { summary: 'Make an earlier version\'s definition the agent\'s again, as a new version', body: { schema: one('RollbackBody') }, answer: one('Agent') },
+  'POST /agent/{id}/rollback': {
+    summary: "Make an earlier version's definition the agent's again, as a new version",
+    body: { schema: one('RollbackBody') },
+    answer: one('Agent'),
+  },
   'GET /agent/{id}/performance': {
     summary: 'Per version: evaluations answered, feedback, and each metric of `performance` with its mean and 95% interval',
-    description: 'Only the metrics the agent\'s `performance` names now are summarised: an agent without `performance` (after a rollback to a version without it, say) reports no metrics and `feedback: 0`, whatever feedback is stored.',
+    description:
+      "Only the metrics the agent's `performance` names now are summarised: an agent without `performance` (after a rollback to a version without it, say) reports no metrics and `feedback: 0`, whatever feedback is stored.",
     answer: one('PerformanceReport'),
   },
-  'GET /storage': { summary: 'The account\'s record counts, and the storage the browser grants (null where unknown)', answer: one('StorageStatus') },
-  'GET /export': { summary: 'The whole account as a backup file', answer: { ndjson: 'a header line {"format": "fuzzbox-backup", "version", "exportedAt"}, then one record a line' } },
-  'POST /import': { summary: 'Restore a backup into the account, keeping every id; importing twice changes nothing', ndjsonBody: 'a backup as GET /export writes it', answer: one('ImportResult') },
+  'GET /storage': { summary: "The account's record counts, and the storage the browser grants (null where unknown)", answer: one('StorageStatus') },
+  'GET /export': {
+    summary: 'The whole account as a backup file',
+    answer: { ndjson: 'a header line {"format": "fuzzbox-backup", "version", "exportedAt"}, then one record a line' },
+  },
+  'POST /import': {
+    summary: 'Restore a backup into the account, keeping every id; importing twice changes nothing',
+    ndjsonBody: 'a backup as GET /export writes it',
+    answer: one('ImportResult'),
+  },
   'GET /sync/pull': {
-    summary: 'A server\'s records changed after a checkpoint (docs/SYNC.md)',
+    summary: "A server's records changed after a checkpoint (docs/SYNC.md)",
     query: [
       { name: 'checkpoint', description: 'what the previous pull answered in `checkpoint`; none to start from the beginning', schema: { type: 'string' } },
-      { name: 'limit', description: `records per page, 1 to ${MAX_PULL_LIMIT} (default ${DEFAULT_PULL_LIMIT})`, schema: { type: 'integer', minimum: 1, maximum: MAX_PULL_LIMIT } },
-      { name: 'replica', description: 'the replica\'s own id: its own pushes are left out', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+      {
+        name: 'limit',
+        description: `records per page, 1 to ${MAX_PULL_LIMIT} (default ${DEFAULT_PULL_LIMIT})`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_PULL_LIMIT },
+      },
+      { name: 'replica', description: "the replica's own id: its own pushes are left out", schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
     ],
     answer: { ndjson: 'a header line {"format", "version", "exportedAt", "checkpoint", "more"}, then the records as in a backup' },
   },
   'POST /sync/push': {
-    summary: 'Records a replica wrote, merged into the server\'s (docs/SYNC.md)',
-    query: [{ name: 'replica', description: 'the replica\'s own id', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } }],
+    summary: "Records a replica wrote, merged into the server's (docs/SYNC.md)",
+    query: [{ name: 'replica', description: "the replica's own id", schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } }],
     ndjsonBody: 'backup records, one a line',
     answer: one('ImportResult'),
   },
-  'GET /sync/status': { summary: 'A syncing browser\'s last round, records waiting and last error (404 when sync is off)', answer: one('SyncStatus') },
+  'GET /sync/status': { summary: "A syncing browser's last round, records waiting and last error (404 when sync is off)", answer: one('SyncStatus') },
 };
 
 /** `/agent/:id` → `/agent/{id}`: the route table's path as OpenAPI writes it. */
@@ -205,7 +245,10 @@ function operationObject(key: string, operation: Operation): JsonSchema {
   if (operation.modelFileAnswer) for (const type of MODEL_TYPES) answerContent[type] = { schema: text('the agent as a model file, when `Accept` prefers one') };
   return {
     // `GET /agent/{id}/version` → getAgentIdVersion
-    operationId: key.toLowerCase().replace(/[^a-z]+([a-z])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z]/g, ''),
+    operationId: key
+      .toLowerCase()
+      .replace(/[^a-z]+([a-z])/g, (_, letter: string) => letter.toUpperCase())
+      .replace(/[^A-Za-z]/g, ''),
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     ...(operation.open ? { security: [] } : {}),

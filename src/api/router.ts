@@ -15,10 +15,7 @@ export interface Route {
   modelFiles?: true;
 }
 
-export type Match =
-  | { kind: 'route'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[] }
-  | { kind: 'no-route' };
+export type Match = { kind: 'route'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'no-route' };
 
 function matchPath(pattern: string[], segments: string[]): Record<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;

@@ -164,7 +164,8 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
         return await dispatch(request);
       } catch (error) {
         // the client went away while its body was read: nobody gets this answer, and it is no bug
-        if (request.signal.aborted && !(error instanceof ApiError)) return errorResponse(new ApiError('InvalidRequest', 'the client closed the request before it was answered'));
+        if (request.signal.aborted && !(error instanceof ApiError))
+          return errorResponse(new ApiError('InvalidRequest', 'the client closed the request before it was answered'));
         return errorResponse(error);
       }
     },

@@ -262,11 +262,7 @@ export class FuzzyClient {
   }
 
   async #request(method: string, path: string, body?: unknown): Promise<{ body: unknown; response: Response }> {
-    const response = await this.#send(
-      method,
-      path,
-      body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' },
-    );
+    const response = await this.#send(method, path, body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' });
     return { body: await readJSON(response, method, new URL(path, this.#baseURL)), response };
   }
 

@@ -54,8 +54,7 @@ export async function registerFuzzyWorker(url: string | URL, options: RegisterOp
   const container = globalThis.navigator?.serviceWorker;
   if (!container) {
     throw new WorkerRegistrationError(
-      'fuzzbox: service workers are not available here; they need a secure context (https:// or ' +
-        'http://localhost) and a browser that supports them.',
+      'fuzzbox: service workers are not available here; they need a secure context (https:// or ' + 'http://localhost) and a browser that supports them.',
     );
   }
   const scriptURL = new URL(url, globalThis.location.href).href;
@@ -97,14 +96,8 @@ async function register(
     if (ours(registration.active) || ours(registration.waiting)) return new Promise<never>(() => {});
     throw error;
   });
-  const controlled = untilControlled(container, registration, scriptURL, installFailed).then(() =>
-    untilRegistrationShows(registration, container.controller!),
-  );
-  await withTimeout(
-    Promise.race([controlled, failed]),
-    timeout,
-    'the fuzzbox worker did not take control of this page',
-  );
+  const controlled = untilControlled(container, registration, scriptURL, installFailed).then(() => untilRegistrationShows(registration, container.controller!));
+  await withTimeout(Promise.race([controlled, failed]), timeout, 'the fuzzbox worker did not take control of this page');
   const { onUpdate } = options;
   if (onUpdate) announceUpdates(container, registration, timeout, onUpdate);
   const sync = workerSync(() => registration.active, timeout);
@@ -180,8 +173,7 @@ class InstallFailures {
 
   constructor(private readonly scriptURL: string) {
     this.reported = new Promise<never>((_, reject) => {
-      this.fail = (reason) =>
-        reject(new WorkerRegistrationError(`fuzzbox: the worker ${scriptURL} failed to install: ${reason}`));
+      this.fail = (reason) => reject(new WorkerRegistrationError(`fuzzbox: the worker ${scriptURL} failed to install: ${reason}`));
     });
     this.reported.catch(() => {}); // raced later; never an unhandled rejection
     this.channel.onmessage = ({ data }: MessageEvent<InstallFailure>) => {
@@ -256,10 +248,7 @@ function nextControllerChange(container: ServiceWorkerContainer): Promise<void> 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new WorkerRegistrationError(`fuzzbox: ${what} within ${ms} ms; check the browser console for the worker's errors.`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new WorkerRegistrationError(`fuzzbox: ${what} within ${ms} ms; check the browser console for the worker's errors.`)), ms);
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

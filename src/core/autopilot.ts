@@ -94,7 +94,9 @@ function rowsUpTo(log: CombinedLog, position: number | undefined): number[] {
  * fewer than PROPOSE_EVERY. However late a step runs, the same feedback gives the same proposal.
  */
 function proposalEnd(log: CombinedLog, seen: number | undefined): { position: number; rows: number } | undefined {
-  const arrivals = rowsAfter(log, seen).map((row) => log.feedbackSeq[row]!).sort((a, b) => a - b);
+  const arrivals = rowsAfter(log, seen)
+    .map((row) => log.feedbackSeq[row]!)
+    .sort((a, b) => a - b);
   const rows = PROPOSE_EVERY * Math.floor(arrivals.length / PROPOSE_EVERY);
   return rows > 0 ? { position: arrivals[rows - 1]!, rows } : undefined;
 }
@@ -295,10 +297,25 @@ export class Autopilot {
     const decidedAt = timestamp();
     let trial: TrialRecord;
     if (agent.latestVersion !== candidate.basedOn) {
-      trial = { versionID: candidate.versionID, basedOn: candidate.basedOn, outcome: 'abandoned', pValue: null, current: summarise(current), candidate: summarise(tried), decidedAt };
+      trial = {
+        versionID: candidate.versionID,
+        basedOn: candidate.basedOn,
+        outcome: 'abandoned',
+        pValue: null,
+        current: summarise(current),
+        candidate: summarise(tried),
+        decidedAt,
+      };
     } else {
       const earlier = rowsUpTo(log, candidate.seen).slice(-WINDOW);
-      const adjusted = await learn.situationAdjusted(learn.loggedOf(log, earlier), learn.loggedOf(log, randomised), agent, undefined, SLICE_MS, state.spread ?? learn.WIDEST_SPREAD);
+      const adjusted = await learn.situationAdjusted(
+        learn.loggedOf(log, earlier),
+        learn.loggedOf(log, randomised),
+        agent,
+        undefined,
+        SLICE_MS,
+        state.spread ?? learn.WIDEST_SPREAD,
+      );
       const [currentRelative, triedRelative] = [currentRows.map((i) => adjusted[i]!), triedRows.map((i) => adjusted[i]!)];
       const decision = decideTrial(currentRelative, triedRelative, 'maximize');
       if (decision.verdict === 'continue') return;
@@ -412,12 +429,20 @@ export class Autopilot {
     // another process decided or proposed, since the check above, no version is left behind
     await againOnConflict(async () => {
       const readAt = Date.now();
-      const stored = await this.#store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, parsedRules, { origin: 'autopilot', evidence }, (current, version) => {
-        const now = current ?? initialState(agent);
-        if (!sameWork(now, state) || !now.enabled) return undefined;
-        const candidate = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: seenFeedback, definition: body };
-        return { ...state, ...seen, candidate, enabled: true, revision: (now.revision ?? 0) + 1 };
-      });
+      const stored = await this.#store.addCandidateVersion(
+        userID,
+        agent.id,
+        agent.latestVersion,
+        body,
+        parsedRules,
+        { origin: 'autopilot', evidence },
+        (current, version) => {
+          const now = current ?? initialState(agent);
+          if (!sameWork(now, state) || !now.enabled) return undefined;
+          const candidate = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, seen: seenFeedback, definition: body };
+          return { ...state, ...seen, candidate, enabled: true, revision: (now.revision ?? 0) + 1 };
+        },
+      );
       if (stored) this.#cache(agent.id, stored.state, readAt);
     });
   }

@@ -71,14 +71,17 @@ function checkContentType(contentType: string | null): void {
   if (contentType === null) return;
   const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (![NDJSON, 'application/jsonl', 'application/x-jsonlines'].includes(mediaType)) {
-    throw new ApiError('InvalidRequest', `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${clip(contentType, 200)}")`);
+    throw new ApiError(
+      'InvalidRequest',
+      `send a backup as "Content-Type: ${NDJSON}", one JSON record a line, as GET /export writes it (got "${clip(contentType, 200)}")`,
+    );
   }
   const charset = otherCharset(parameters);
-  if (charset !== undefined) throw new ApiError('InvalidRequest', `a backup is UTF-8: send "charset=utf-8" or no charset (got charset "${clip(charset, 100)}")`);
+  if (charset !== undefined)
+    throw new ApiError('InvalidRequest', `a backup is UTF-8: send "charset=utf-8" or no charset (got charset "${clip(charset, 100)}")`);
 }
 
-const refused = (line: number, message: string) =>
-  new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
+const refused = (line: number, message: string) => new ApiError('ValidationError', `line ${line}: ${message}`, { issues: [{ path: `line ${line}`, message }] });
 
 function parseLine({ number, text }: Line): unknown {
   let value: unknown;
@@ -131,7 +134,10 @@ function checkTrailer(line: Line, value: unknown, records: number): void {
   const parsed = backupTrailerSchema.safeParse(value);
   if (!parsed.success) throw refused(line.number, `not a backup trailer {"kind":"end","records":N}: ${firstIssue(parsed.error)}`);
   if (parsed.data.records !== records) {
-    throw refused(line.number, `the trailer counts ${parsed.data.records} records, and ${records} came before it: lines are missing or were added; download the backup again (GET /export)`);
+    throw refused(
+      line.number,
+      `the trailer counts ${parsed.data.records} records, and ${records} came before it: lines are missing or were added; download the backup again (GET /export)`,
+    );
   }
 }
 
@@ -143,11 +149,7 @@ export type StoreBatch = (batch: Array<{ line: number; record: ImportRecord }>) 
  * `store` IMPORT_BATCH records at a time. A refused line stops the read: its batch is not stored,
  * the batches before it are, and sending the whole body again skips those (docs/REST.md).
  */
-export async function storeBackup(
-  contentType: string | null,
-  body: ReadableStream<Uint8Array> | null,
-  store: StoreBatch,
-): Promise<ImportResult> {
+export async function storeBackup(contentType: string | null, body: ReadableStream<Uint8Array> | null, store: StoreBatch): Promise<ImportResult> {
   checkContentType(contentType);
   const lines = readLines(body, MAX_LINE_BYTES);
   const result: ImportResult = { lines: 0, imported: 0, unchanged: 0 };
@@ -170,7 +172,11 @@ export async function storeBackup(
     for await (const line of lines) {
       result.lines = line.number;
       if (line.text.trim() === '') continue;
-      if (trailer) throw refused(line.number, `a line after the backup's last line (line ${trailer.number}, its trailer {"kind":"end",…}); send the file as GET /export wrote it`);
+      if (trailer)
+        throw refused(
+          line.number,
+          `a line after the backup's last line (line ${trailer.number}, its trailer {"kind":"end",…}); send the file as GET /export wrote it`,
+        );
       const value = parseLine(line);
       if (version >= 2 && (value as { kind?: unknown } | null)?.kind === 'end') {
         checkTrailer(line, value, records);

@@ -259,7 +259,8 @@ export class Replicator {
       if (!response.ok) throw await refusal(response, 'GET /sync/pull');
       const [head, ...lines] = (await boundedText(response)).split('\n').filter((line) => line !== '');
       const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
-      if (header.checkpoint === undefined || typeof header.more !== 'boolean') throw new SyncError('GET /sync/pull answered without a checkpoint: is the URL a fuzzbox server?');
+      if (header.checkpoint === undefined || typeof header.more !== 'boolean')
+        throw new SyncError('GET /sync/pull answered without a checkpoint: is the URL a fuzzbox server?');
       const records: Array<{ line: number; record: ImportRecord }> = [];
       const autopilot: AutopilotLine[] = [];
       lines.forEach((text, i) => {

@@ -68,8 +68,7 @@ export interface ActivationLayout {
 
 /** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
 function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | undefined {
-  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> =>
-    is.type === 'is' && !is.hedges && inputs.index.get(is.variable)!.has(is.set);
+  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> => is.type === 'is' && !is.hedges && inputs.index.get(is.variable)!.has(is.set);
   const literal = (operand: Condition): number | undefined => {
     if (plain(operand)) return inputs.index.get(operand.variable)!.get(operand.set)!;
     if (operand.type === 'not' && plain(operand.operand)) return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;
@@ -81,7 +80,14 @@ function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | 
 }
 
 /** Appends the postfix operations of a condition; returns the stack depth it needs. */
-function compileCondition(condition: Condition, inputs: IndexedVariables, operators: ActivationOperators, ops: number[], args: number[], norms: number[]): number {
+function compileCondition(
+  condition: Condition,
+  inputs: IndexedVariables,
+  operators: ActivationOperators,
+  ops: number[],
+  args: number[],
+  norms: number[],
+): number {
   const push = (op: number, arg: number, norm = 0) => {
     ops.push(op);
     args.push(arg);

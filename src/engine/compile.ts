@@ -106,7 +106,13 @@ export const EXACT = 0;
 export const WEIGHTED = 1;
 export const INTEGRAL = 2;
 
-const INTEGRAL_CODES = { centroid: CENTROID, bisector: BISECTOR, meanOfMaximum: MEAN_OF_MAXIMUM, smallestOfMaximum: SMALLEST_OF_MAXIMUM, largestOfMaximum: LARGEST_OF_MAXIMUM } as const;
+const INTEGRAL_CODES = {
+  centroid: CENTROID,
+  bisector: BISECTOR,
+  meanOfMaximum: MEAN_OF_MAXIMUM,
+  smallestOfMaximum: SMALLEST_OF_MAXIMUM,
+  largestOfMaximum: LARGEST_OF_MAXIMUM,
+} as const;
 
 export interface OutputPlans {
   readonly methods: Int32Array;
@@ -161,11 +167,30 @@ function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], o
     shapes.push(...sets.map((): Trapezoid => [universe[0], universe[0], universe[1], universe[1]]));
     if (weightedOutput) {
       methods[o] = WEIGHTED;
-      plans.push(planWeighted(sets as TermDefinition[], first, inputNames, activation, defuzzification === 'weightedAverage', aggregation === 'none' ? -1 : S_NORM_CODES[aggregation]));
+      plans.push(
+        planWeighted(
+          sets as TermDefinition[],
+          first,
+          inputNames,
+          activation,
+          defuzzification === 'weightedAverage',
+          aggregation === 'none' ? -1 : S_NORM_CODES[aggregation],
+        ),
+      );
     } else {
       methods[o] = INTEGRAL;
       const terms = sets.map((set) => membershipTerm(set, universe));
-      plans.push(planIntegral(terms, first, universe, activation, T_NORM_CODES[implication], S_NORM_CODES[aggregation as Exclude<typeof aggregation, 'none'>], INTEGRAL_CODES[defuzzification]));
+      plans.push(
+        planIntegral(
+          terms,
+          first,
+          universe,
+          activation,
+          T_NORM_CODES[implication],
+          S_NORM_CODES[aggregation as Exclude<typeof aggregation, 'none'>],
+          INTEGRAL_CODES[defuzzification],
+        ),
+      );
     }
   }
   return { methods, plans, defaults, shapes, exactImplication: exactImplication === 'product' ? PRODUCT : MINIMUM };

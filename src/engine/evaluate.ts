@@ -104,7 +104,8 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
       continue;
     }
-    if (methods[o] === WEIGHTED) centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
+    if (methods[o] === WEIGHTED)
+      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

@@ -141,10 +141,14 @@ function pieceBounds(plan: IntegralPlan, active: Activated): number[] {
   return bounds;
 }
 
-// Gauss–Kronrod 7–15 nodes on [−1, 1] (the positive half and 0) and weights.
-const XGK = [0.991455371120812639206854697526329, 0.949107912342758524526189684047851, 0.864864423359769072789712788640926, 0.741531185599394439863864773280788, 0.58608723546769113029414483825873, 0.405845151377397166906606412076961, 0.207784955007898467600689403773245, 0];
-const WGK = [0.02293532201052922496373200805896959, 0.063092092629978553290700663189204, 0.104790010322250183839876322541518, 0.140653259715525918745189590510238, 0.16900472663926790282658342659855, 0.190350578064785409913256402421014, 0.204432940075298892414161999234649, 0.209482141084727828012999174891714];
-const WG = [0.129484966168869693270611432679082, 0.27970539148927666790146777142378, 0.381830050505118944950369775488975, 0.417959183673469387755102040816327];
+// Gauss–Kronrod 7–15 nodes on [−1, 1] (the positive half and 0) and weights: the published
+// 33-digit values written as the doubles they round to (the shortest literal of each).
+const XGK = [0.9914553711208126, 0.9491079123427585, 0.8648644233597691, 0.7415311855993945, 0.5860872354676911, 0.4058451513773972, 0.20778495500789848, 0];
+const WGK = [
+  0.022935322010529224, 0.06309209262997856, 0.10479001032225019, 0.14065325971552592, 0.1690047266392679, 0.19035057806478542, 0.20443294007529889,
+  0.20948214108472782,
+];
+const WG = [0.1294849661688697, 0.27970539148927664, 0.3818300505051189, 0.4179591836734694];
 
 /**
  * ∫ f, ∫ x f, ∫ f²/2 over [a, b]: the Kronrod estimates into out[0..2]; returns whether each is
@@ -154,7 +158,12 @@ const WG = [0.129484966168869693270611432679082, 0.27970539148927666790146777142
 function kronrod(plan: IntegralPlan, active: Activated, a: number, b: number, out: Float64Array): boolean {
   const centre = a + (b - a) / 2;
   const half = (b - a) / 2;
-  let k0 = 0, k1 = 0, k2 = 0, g0 = 0, g1 = 0, g2 = 0;
+  let k0 = 0,
+    k1 = 0,
+    k2 = 0,
+    g0 = 0,
+    g1 = 0,
+    g2 = 0;
   for (let i = 0; i < 8; i++) {
     const offsets = i === 7 ? [0] : [-half * XGK[i]!, half * XGK[i]!];
     for (const offset of offsets) {
@@ -288,7 +297,13 @@ function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<
 }
 
 /** The crisp value and the centroid's height, or NaN when no rule reaches the output. */
-export function defuzzifyIntegral(plan: IntegralPlan, activation: ActivationLayout, strengths: Float64Array, inferred: Float64Array, centroid: Float64Array): boolean {
+export function defuzzifyIntegral(
+  plan: IntegralPlan,
+  activation: ActivationLayout,
+  strengths: Float64Array,
+  inferred: Float64Array,
+  centroid: Float64Array,
+): boolean {
   const active = activated(plan, activation, strengths, inferred);
   if (active.term.length === 0) return false;
   const bounds = pieceBounds(plan, active);
@@ -317,7 +332,8 @@ export function defuzzifyIntegral(plan: IntegralPlan, activation: ActivationLayo
       else if (plan.defuzzification === LARGEST_OF_MAXIMUM) centroid[0] = found.at(-1)![1];
       else {
         const width = found.reduce((sum, [a, b]) => sum + (b - a), 0);
-        centroid[0] = width > 0 ? found.reduce((sum, [a, b]) => sum + (b - a) * (a + (b - a) / 2), 0) / width : found.reduce((sum, [a]) => sum + a, 0) / found.length;
+        centroid[0] =
+          width > 0 ? found.reduce((sum, [a, b]) => sum + (b - a) * (a + (b - a) / 2), 0) / width : found.reduce((sum, [a]) => sum + a, 0) / found.length;
       }
       return true;
     }
@@ -325,7 +341,12 @@ export function defuzzifyIntegral(plan: IntegralPlan, activation: ActivationLayo
 }
 
 /** The trace of an integral output: each reached term implied at its inferred degree, and the aggregated set. */
-export function integralTrace(plan: IntegralPlan, activation: ActivationLayout, strengths: Float64Array, inferred: Float64Array): { implied: Array<{ set: number; polygon: Polygon }>; combined: Polygon } {
+export function integralTrace(
+  plan: IntegralPlan,
+  activation: ActivationLayout,
+  strengths: Float64Array,
+  inferred: Float64Array,
+): { implied: Array<{ set: number; polygon: Polygon }>; combined: Polygon } {
   const active = activated(plan, activation, strengths, inferred);
   const bounds = active.term.length > 0 ? pieceBounds(plan, active) : [...plan.breakpoints];
   const implied: Array<{ set: number; polygon: Polygon }> = [];

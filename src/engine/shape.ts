@@ -40,7 +40,6 @@ export function trapezoidDegree(a: number, b: number, c: number, d: number, x: n
   return (d - x) / (d - c);
 }
 
-
 /** (1 − t)·from + t·to: exact at t = 0 and t = 1, and never outside [from, to] whatever the rounding. */
 function lerp(from: number, to: number, t: number): number {
   const value = (1 - t) * from + t * to;

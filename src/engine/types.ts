@@ -13,7 +13,14 @@ export type SetDefinition = readonly number[];
  */
 export type TermDefinition =
   | { readonly type: 'triangle'; readonly vertexA: number; readonly vertexB: number; readonly vertexC: number; readonly height?: number }
-  | { readonly type: 'trapezoid'; readonly vertexA: number; readonly vertexB: number; readonly vertexC: number; readonly vertexD: number; readonly height?: number }
+  | {
+      readonly type: 'trapezoid';
+      readonly vertexA: number;
+      readonly vertexB: number;
+      readonly vertexC: number;
+      readonly vertexD: number;
+      readonly height?: number;
+    }
   | { readonly type: 'ramp'; readonly start: number; readonly end: number; readonly height?: number }
   | { readonly type: 'rectangle'; readonly start: number; readonly end: number; readonly height?: number }
   | { readonly type: 'gaussian'; readonly mean: number; readonly standardDeviation: number; readonly height?: number }
@@ -27,9 +34,23 @@ export type TermDefinition =
     }
   | { readonly type: 'bell'; readonly center: number; readonly width: number; readonly slope: number; readonly height?: number }
   | { readonly type: 'sigmoid'; readonly inflection: number; readonly slope: number; readonly height?: number }
-  | { readonly type: 'sigmoidDifference' | 'sigmoidProduct'; readonly left: number; readonly rising: number; readonly falling: number; readonly right: number; readonly height?: number }
+  | {
+      readonly type: 'sigmoidDifference' | 'sigmoidProduct';
+      readonly left: number;
+      readonly rising: number;
+      readonly falling: number;
+      readonly right: number;
+      readonly height?: number;
+    }
   | { readonly type: 'sShape' | 'zShape'; readonly start: number; readonly end: number; readonly height?: number }
-  | { readonly type: 'piShape'; readonly bottomLeft: number; readonly topLeft: number; readonly topRight: number; readonly bottomRight: number; readonly height?: number }
+  | {
+      readonly type: 'piShape';
+      readonly bottomLeft: number;
+      readonly topLeft: number;
+      readonly topRight: number;
+      readonly bottomRight: number;
+      readonly height?: number;
+    }
   | { readonly type: 'cosine' | 'spike'; readonly center: number; readonly width: number; readonly height?: number }
   | { readonly type: 'concave'; readonly inflection: number; readonly end: number; readonly height?: number }
   | { readonly type: 'binary'; readonly start: number; readonly direction: number; readonly height?: number }

@@ -54,7 +54,9 @@ function termValueProblem(term: Record<string, unknown> & { type: TermKind }): s
     case 'zShape':
       return n.start! < n.end! ? undefined : 'start < end must hold';
     case 'piShape':
-      return n.bottomLeft! < n.topLeft! && n.topLeft! <= n.topRight! && n.topRight! < n.bottomRight! ? undefined : 'bottomLeft < topLeft ≤ topRight < bottomRight must hold';
+      return n.bottomLeft! < n.topLeft! && n.topLeft! <= n.topRight! && n.topRight! < n.bottomRight!
+        ? undefined
+        : 'bottomLeft < topLeft ≤ topRight < bottomRight must hold';
     case 'gaussian': {
       const wrong = positive('standardDeviation');
       return wrong && 'standardDeviation must be above 0';
@@ -80,11 +82,21 @@ function termValueProblem(term: Record<string, unknown> & { type: TermKind }): s
 }
 
 /** Checks one set given as a term object; true when it is valid. */
-function checkTerm(term: Record<string, unknown>, path: string, output: boolean, inputNames: readonly string[] | undefined, issues: ValidationIssue[]): boolean {
+function checkTerm(
+  term: Record<string, unknown>,
+  path: string,
+  output: boolean,
+  inputNames: readonly string[] | undefined,
+  issues: ValidationIssue[],
+): boolean {
   const kind = term.type;
   if (typeof kind !== 'string' || !(TERM_KINDS as string[]).includes(kind)) {
-    const refused = typeof kind === 'string' && kind.toLowerCase() === 'function' ? ' (fuzzbox evaluates no expressions: a function term has no equivalent)' : '';
-    issues.push({ path, message: `a set is an array of 2, 3 or 4 numbers or {"type": kind, …}; unknown kind ${showValue(kind)}${refused}, kinds: ${TERM_KINDS.join(', ')}` });
+    const refused =
+      typeof kind === 'string' && kind.toLowerCase() === 'function' ? ' (fuzzbox evaluates no expressions: a function term has no equivalent)' : '';
+    issues.push({
+      path,
+      message: `a set is an array of 2, 3 or 4 numbers or {"type": kind, …}; unknown kind ${showValue(kind)}${refused}, kinds: ${TERM_KINDS.join(', ')}`,
+    });
     return false;
   }
   const typed = term as Record<string, unknown> & { type: TermKind };
@@ -112,30 +124,36 @@ function checkTerm(term: Record<string, unknown>, path: string, output: boolean,
   }
   if (kind === 'discrete') {
     const points = term.points;
-    const valid = Array.isArray(points) && points.length >= 2 && points.every((point) => Array.isArray(point) && point.length === 2 && point.every((v) => typeof v === 'number' && Number.isFinite(v)));
+    const valid =
+      Array.isArray(points) &&
+      points.length >= 2 &&
+      points.every((point) => Array.isArray(point) && point.length === 2 && point.every((v) => typeof v === 'number' && Number.isFinite(v)));
     if (!valid) {
-      issues.push({ path, message: 'a discrete term\'s points are at least two [x, y] pairs of finite numbers' });
+      issues.push({ path, message: "a discrete term's points are at least two [x, y] pairs of finite numbers" });
       return false;
     }
     const pairs = points as number[][];
     if (pairs.some(([x], i) => i > 0 && x! < pairs[i - 1]![0]!) || pairs.some(([, y]) => y! < 0 || y! > 1)) {
-      issues.push({ path, message: 'a discrete term\'s x must be non-decreasing and every y within 0..1' });
+      issues.push({ path, message: "a discrete term's x must be non-decreasing and every y within 0..1" });
       return false;
     }
   }
   if (kind === 'linear') {
     const { coefficients, constant } = term;
     if (!isRecord(coefficients) || !Object.values(coefficients).every((c) => typeof c === 'number' && Number.isFinite(c))) {
-      issues.push({ path, message: 'a linear term\'s coefficients map input name → finite number' });
+      issues.push({ path, message: "a linear term's coefficients map input name → finite number" });
       return false;
     }
     const strangers = inputNames ? Object.keys(coefficients).filter((name) => !inputNames.includes(name)) : [];
     if (strangers.length > 0) {
-      issues.push({ path, message: `a linear term's coefficients name inputs; unknown ${strangers.map((name) => `"${name}"`).join(', ')} (inputs: ${inputNames!.join(', ')})` });
+      issues.push({
+        path,
+        message: `a linear term's coefficients name inputs; unknown ${strangers.map((name) => `"${name}"`).join(', ')} (inputs: ${inputNames!.join(', ')})`,
+      });
       return false;
     }
     if (constant !== undefined && !(typeof constant === 'number' && Number.isFinite(constant))) {
-      issues.push({ path, message: 'a linear term\'s constant is a finite number' });
+      issues.push({ path, message: "a linear term's constant is a finite number" });
       return false;
     }
   }
@@ -160,7 +178,13 @@ function checkRangeWidth(sets: Record<string, unknown>, singular: string, name: 
 }
 
 /** Checks inputs or outputs; returns them for checking rules against, or undefined when they are not even an object. */
-function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: ValidationIssue[], declared: Record<string, unknown>, inputNames?: readonly string[]): Variables | undefined {
+function checkVariables(
+  value: unknown,
+  kind: 'inputs' | 'outputs',
+  issues: ValidationIssue[],
+  declared: Record<string, unknown>,
+  inputNames?: readonly string[],
+): Variables | undefined {
   const singular = kind === 'inputs' ? 'input' : 'output';
   if (!isRecord(value)) {
     issues.push({ path: kind, message: `must be an object mapping each ${singular} name to its sets, got ${showValue(value)}` });
@@ -194,7 +218,9 @@ function checkVariables(value: unknown, kind: 'inputs' | 'outputs', issues: Vali
     for (const setName of setNames) {
       if (setName === '') issues.push({ path: `${path}.`, message: 'set names must not be empty' });
       const set = sets[setName];
-      const setValid = isRecord(set) ? checkTerm(set, `${path}.${setName}`, kind === 'outputs', inputNames, issues) : checkPoints(set, `${path}.${setName}`, issues);
+      const setValid = isRecord(set)
+        ? checkTerm(set, `${path}.${setName}`, kind === 'outputs', inputNames, issues)
+        : checkPoints(set, `${path}.${setName}`, issues);
       if (!setValid) valid = false;
     }
     if (valid) checkRangeWidth(sets, singular, name, path, issues);
@@ -228,9 +254,10 @@ function referenceProblem(
 ): { problem: string; onSet: boolean } | undefined {
   if (!own) return undefined;
   if (!Object.hasOwn(own, variable)) {
-    const problem = other && Object.hasOwn(other, variable)
-      ? `${showValue(variable)} is ${ROLES[role].other}; ${ROLES[role].place} needs an ${role} (${role}s: ${known(own)})`
-      : `unknown ${role} ${showValue(variable)} (known ${role}s: ${known(own)})`;
+    const problem =
+      other && Object.hasOwn(other, variable)
+        ? `${showValue(variable)} is ${ROLES[role].other}; ${ROLES[role].place} needs an ${role} (${role}s: ${known(own)})`
+        : `unknown ${role} ${showValue(variable)} (known ${role}s: ${known(own)})`;
     return { problem, onSet: false };
   }
   const sets = own[variable];
@@ -264,7 +291,8 @@ function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, ou
     // a variable may have no sets (its range declared), and then there is nothing to pair
     const setless = (role: 'input' | 'output', variable: string, column: number, own?: Variables) => {
       const sets = own && Object.hasOwn(own, variable) ? own[variable] : undefined;
-      if (sets && Object.keys(sets).length === 0) problems.push(`column ${column}: ${ast.type.toUpperCase()} pairs the sets of an input with those of an output, and ${role} "${variable}" has none`);
+      if (sets && Object.keys(sets).length === 0)
+        problems.push(`column ${column}: ${ast.type.toUpperCase()} pairs the sets of an input with those of an output, and ${role} "${variable}" has none`);
     };
     setless('input', ast.input, inputColumn, inputs);
     setless('output', ast.output, outputColumn, outputs);
@@ -344,7 +372,8 @@ function checkOperators(value: unknown, issues: ValidationIssue[], inputs?: Vari
     if (Object.hasOwn(OPERATOR_CHOICES, key)) {
       checkChoice(key as keyof typeof OPERATOR_CHOICES, given, path, issues);
     } else if (key === 'activationThreshold') {
-      if (!(typeof given === 'number' && given >= 0 && given <= 1)) issues.push({ path, message: `activationThreshold is a number from 0 to 1, got ${showValue(given)}` });
+      if (!(typeof given === 'number' && given >= 0 && given <= 1))
+        issues.push({ path, message: `activationThreshold is a number from 0 to 1, got ${showValue(given)}` });
     } else if (key === 'ranges') {
       checkRanges(given, path, issues, inputs, outputs);
     } else if (key === 'outputs') {
@@ -375,7 +404,12 @@ function checkRanges(given: unknown, path: string, issues: ValidationIssue[], in
     // an output of constant and linear terms only is weighed, never integrated over its range, so
     // its range may be a single point (MATLAB writes 0 0 for one: juggler)
     const pointRange = outputs !== undefined && Object.hasOwn(outputs, name) && onlyWeightedTerms(outputs[name]);
-    const valid = Array.isArray(range) && range.length === 2 && range.every((v) => typeof v === 'number' && Number.isFinite(v)) && (range[0] < range[1] || (pointRange && range[0] === range[1])) && Number.isFinite(range[1] - range[0]);
+    const valid =
+      Array.isArray(range) &&
+      range.length === 2 &&
+      range.every((v) => typeof v === 'number' && Number.isFinite(v)) &&
+      (range[0] < range[1] || (pointRange && range[0] === range[1])) &&
+      Number.isFinite(range[1] - range[0]);
     if (!valid) issues.push({ path: `${path}.${name}`, message: `a range is [min, max], finite numbers with min < max, got ${showValue(range)}` });
   }
 }
@@ -395,8 +429,13 @@ function checkOutputOperators(given: unknown, path: string, issues: ValidationIs
     for (const [key, value] of Object.entries(chosen)) {
       if ((CHOSEN_PER_OUTPUT as readonly string[]).includes(key)) checkChoice(key as (typeof CHOSEN_PER_OUTPUT)[number], value, `${at}.${key}`, issues);
       else if (key === 'default') {
-        if (!(value === null || (typeof value === 'number' && Number.isFinite(value)))) issues.push({ path: `${at}.default`, message: `default is a finite number or null, got ${showValue(value)}` });
-      } else issues.push({ path: `${at}.${key}`, message: `unknown setting ${showValue(key)}: an output chooses "implication", "aggregation", "defuzzification" and "default"` });
+        if (!(value === null || (typeof value === 'number' && Number.isFinite(value))))
+          issues.push({ path: `${at}.default`, message: `default is a finite number or null, got ${showValue(value)}` });
+      } else
+        issues.push({
+          path: `${at}.${key}`,
+          message: `unknown setting ${showValue(key)}: an output chooses "implication", "aggregation", "defuzzification" and "default"`,
+        });
     }
   }
 }
@@ -417,15 +456,30 @@ function checkOutputMethods(outputs: Variables, operators: Operators | undefined
     const aggregation = own?.aggregation ?? operators?.aggregation;
     const path = `outputs.${name}`;
     if (INTEGRAL_DEFUZZIFICATIONS.has(defuzzification)) {
-      if (sugeno) issues.push({ path, message: `output "${name}" has constant or linear terms, which a ${defuzzification} cannot integrate: use "weightedAverage" or "weightedSum"` });
-      if (aggregation === 'none') issues.push({ path, message: `output "${name}": aggregation "none" is for weightedAverage and weightedSum; ${defuzzification} integrates one aggregated set` });
+      if (sugeno)
+        issues.push({
+          path,
+          message: `output "${name}" has constant or linear terms, which a ${defuzzification} cannot integrate: use "weightedAverage" or "weightedSum"`,
+        });
+      if (aggregation === 'none')
+        issues.push({
+          path,
+          message: `output "${name}": aggregation "none" is for weightedAverage and weightedSum; ${defuzzification} integrates one aggregated set`,
+        });
       const curved = kinds.some((kind) => !['triangle', 'trapezoid', 'rectangle', 'discrete'].includes(kind));
       const declared = operators?.ranges && Object.hasOwn(operators.ranges, name);
-      if (curved && !declared) issues.push({ path, message: `output "${name}" has terms without an end (${kinds.filter((k) => !['triangle', 'trapezoid', 'rectangle', 'discrete'].includes(k)).join(', ')}): declare its universe in operators.ranges` });
+      if (curved && !declared)
+        issues.push({
+          path,
+          message: `output "${name}" has terms without an end (${kinds.filter((k) => !['triangle', 'trapezoid', 'rectangle', 'discrete'].includes(k)).join(', ')}): declare its universe in operators.ranges`,
+        });
     } else {
       const unweighable = [...new Set(kinds.filter((kind) => !SUGENO_KINDS.has(kind) && !MONOTONIC_KINDS.has(kind)))];
       if (unweighable.length > 0) {
-        issues.push({ path, message: `output "${name}" is defuzzified by ${defuzzification}, which weighs constant, linear and monotonic terms (ramp, sigmoid, sShape, zShape, concave); not ${unweighable.join(', ')}` });
+        issues.push({
+          path,
+          message: `output "${name}" is defuzzified by ${defuzzification}, which weighs constant, linear and monotonic terms (ramp, sigmoid, sShape, zShape, concave); not ${unweighable.join(', ')}`,
+        });
       }
     }
   }

@@ -50,7 +50,10 @@ export function range(sets: VariableDefinition): [number, number] {
   return variableUniverse(sets);
 }
 
-export function summarize(variables: Readonly<Record<string, VariableDefinition>>, ranges?: Readonly<Record<string, readonly [number, number]>>): Record<string, VariableSummary> {
+export function summarize(
+  variables: Readonly<Record<string, VariableDefinition>>,
+  ranges?: Readonly<Record<string, readonly [number, number]>>,
+): Record<string, VariableSummary> {
   return record(Object.entries(variables).map(([name, sets]) => [name, { range: variableUniverse(sets, ranges?.[name]), sets: Object.keys(sets) }] as const));
 }
 
@@ -70,7 +73,10 @@ export interface IndexedVariables {
 }
 
 /** Flat indices of every set of every variable, in definition order. */
-export function indexVariables(variables: Readonly<Record<string, VariableDefinition>>, declared?: Readonly<Record<string, readonly [number, number]>>): IndexedVariables {
+export function indexVariables(
+  variables: Readonly<Record<string, VariableDefinition>>,
+  declared?: Readonly<Record<string, readonly [number, number]>>,
+): IndexedVariables {
   const names = Object.keys(variables);
   const start = new Int32Array(names.length + 1);
   const setNames: string[] = [];

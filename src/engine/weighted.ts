@@ -145,7 +145,14 @@ export function weightedTrace(
     const w = weights[s]!;
     if (!(w > 0)) continue;
     const z = termValue(plan, s, Math.min(w, 1), values);
-    bars.push({ set: plan.firstSet + s, polygon: [[z, 0], [z, w], [z, 0]] });
+    bars.push({
+      set: plan.firstSet + s,
+      polygon: [
+        [z, 0],
+        [z, w],
+        [z, 0],
+      ],
+    });
     squares += (w * w) / 2;
     total += w;
   }

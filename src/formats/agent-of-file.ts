@@ -40,7 +40,8 @@ export const S_NORMS: Readonly<Record<string, SNorm>> = {
 };
 
 function norm<T>(table: Readonly<Record<string, T>>, role: string, setting: { name: string | null; line: number }): T {
-  if (setting.name === null || !Object.hasOwn(table, setting.name)) refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name === null ? 'none' : className(setting.name)}`);
+  if (setting.name === null || !Object.hasOwn(table, setting.name))
+    refuse(setting.line, `${role} ${setting.name ?? 'none'}`, `the ${role} ${setting.name === null ? 'none' : className(setting.name)}`);
   return table[setting.name]!;
 }
 
@@ -78,14 +79,19 @@ function termObject(term: FileTerm, inputs: readonly string[]): TermDefinition {
   const height = term.height === 1 ? {} : { height: term.height };
   switch (kind) {
     case 'function':
-      return refuse(line, 'Function', `the Function term "${name}" (${JSON.stringify(term.expression ?? '')}): fuzzbox runs no expressions inside an agent; replace it by a Linear or Constant term`);
+      return refuse(
+        line,
+        'Function',
+        `the Function term "${name}" (${JSON.stringify(term.expression ?? '')}): fuzzbox runs no expressions inside an agent; replace it by a Linear or Constant term`,
+      );
     case 'discrete': {
       const points: Array<[number, number]> = [];
       for (let i = 0; i + 1 < p.length; i += 2) points.push([p[i]!, p[i + 1]!]);
       return { type: 'discrete', points, ...height };
     }
     case 'linear': {
-      if (p.length > inputs.length + 1) throw new FormatError(line, 'Linear', `the Linear term "${name}" has ${p.length} coefficients; there are ${inputs.length} inputs (and a constant)`);
+      if (p.length > inputs.length + 1)
+        throw new FormatError(line, 'Linear', `the Linear term "${name}" has ${p.length} coefficients; there are ${inputs.length} inputs (and a constant)`);
       const coefficients = Object.fromEntries(inputs.flatMap((input, i) => (p[i] === undefined ? [] : [[input, p[i]!]])));
       return { type: 'linear', coefficients, ...(p.length === inputs.length + 1 && p[inputs.length] !== 0 ? { constant: p[inputs.length]! } : {}) };
     }
@@ -110,18 +116,29 @@ function variableOf(variable: FileVariable, output: boolean, inputs: readonly st
   // a weighted output (Tsukamoto) reads its ramps as ramps: arrays are fuzzy.ai's integrated sets
   const weighted = variable.defuzzifier?.name === 'weightedAverage' || variable.defuzzifier?.name === 'weightedSum';
   // sets reaching past a declared range are cut there (MATLAB and fuzzylite integrate over the range): terms, not arrays
-  const reachesPast = (term: Term) => declared !== undefined && (term.kind === 'ramp' ? [term.from, term.to] : term.points).some((x) => x < declared[0] || x > declared[1]);
+  const reachesPast = (term: Term) =>
+    declared !== undefined && (term.kind === 'ramp' ? [term.from, term.to] : term.points).some((x) => x < declared[0] || x > declared[1]);
   if (straight.every((term) => term !== undefined && !reachesPast(term)) && !weighted && straight.length > 0) {
-    const sets = resolveSets({ name: variable.name, line: variable.line, ...(declared ? { range: [declared[0], declared[1]] as [number, number] } : {}), terms: straight as Term[] }, output);
+    const sets = resolveSets(
+      { name: variable.name, line: variable.line, ...(declared ? { range: [declared[0], declared[1]] as [number, number] } : {}), terms: straight as Term[] },
+      output,
+    );
     const inferred = variableUniverse(sets);
     // the universe the arrays imply is the declared one: the arrays say it all, exactly as before ranges existed
     if (declared === undefined || (declared[0] === inferred[0] && declared[1] === inferred[1])) return { sets };
     // else the declared universe is kept, and ramps become ramp terms, whose direction no universe changes
-    return { sets: Object.fromEntries(variable.terms.map((term, i) => [term.name, term.kind === 'ramp' || straight[i]!.kind === 'ramp' ? termObject(term, inputs) : sets[term.name]!])), range: declared };
+    return {
+      sets: Object.fromEntries(
+        variable.terms.map((term, i) => [term.name, term.kind === 'ramp' || straight[i]!.kind === 'ramp' ? termObject(term, inputs) : sets[term.name]!]),
+      ),
+      range: declared,
+    };
   }
   const sets = Object.fromEntries(variable.terms.map((term) => [term.name, termObject(term, inputs)]));
   // terms with ends of their own imply a universe, and a declared one equal to it adds nothing; the others need it
-  const bounded = variable.terms.every((term) => term.kind === 'triangle' || term.kind === 'trapezoid' || term.kind === 'rectangle' || term.kind === 'discrete');
+  const bounded = variable.terms.every(
+    (term) => term.kind === 'triangle' || term.kind === 'trapezoid' || term.kind === 'rectangle' || term.kind === 'discrete',
+  );
   const inferred = variableUniverse(sets);
   const implied = bounded && declared !== undefined && declared[0] === inferred[0] && declared[1] === inferred[1];
   return { sets, ...(declared && !implied ? { range: declared } : {}) };
@@ -151,7 +168,8 @@ interface BlockOperators {
 
 function blockOperators(block: FileRuleBlock): BlockOperators {
   if (!block.enabled) refuse(block.line, 'enabled: false', 'a disabled rule block');
-  if (block.activation && block.activation.name !== 'general') refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${className(block.activation.name)}`);
+  if (block.activation && block.activation.name !== 'general')
+    refuse(block.activation.line, `activation ${block.activation.name}`, `the activation ${className(block.activation.name)}`);
   const chosen: BlockOperators = {};
   if (block.conjunction?.name) chosen.and = norm(T_NORMS, 'conjunction', block.conjunction);
   if (block.disjunction?.name) chosen.or = norm(S_NORMS, 'disjunction', block.disjunction);
@@ -192,7 +210,9 @@ export function agentOfFile(file: ModelFile): Model {
   const outputs = convert(file.outputs, 'outputs');
 
   const weightedOutputs = new Set(
-    file.outputs.filter((output) => isTakagiSugeno(output) || output.defuzzifier?.name === 'weightedAverage' || output.defuzzifier?.name === 'weightedSum').map((output) => output.name),
+    file.outputs
+      .filter((output) => isTakagiSugeno(output) || output.defuzzifier?.name === 'weightedAverage' || output.defuzzifier?.name === 'weightedSum')
+      .map((output) => output.name),
   );
   // rules, and which outputs each block concludes (for an implication per output)
   const rules: string[] = [];
@@ -205,7 +225,11 @@ export function agentOfFile(file: ModelFile): Model {
       const mine = chosen[role];
       if (mine === undefined) continue;
       if (agentOperators[role] !== undefined && agentOperators[role] !== mine) {
-        throw new FormatError(block.line, 'rule block', `rule blocks with different ${role === 'and' ? 'conjunctions' : 'disjunctions'} are not supported: fuzzbox has one AND and one OR per agent`);
+        throw new FormatError(
+          block.line,
+          'rule block',
+          `rule blocks with different ${role === 'and' ? 'conjunctions' : 'disjunctions'} are not supported: fuzzbox has one AND and one OR per agent`,
+        );
       }
       (agentOperators as Record<string, string>)[role] = mine;
     }
@@ -215,13 +239,22 @@ export function agentOfFile(file: ModelFile): Model {
       ruleLines.push(rule.line);
       const ast = parseRule(text) as IfRule;
       const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable) && !Object.hasOwn(inputs, variable));
-      if (chained !== undefined) refuse(rule.line, 'chained', `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`);
+      if (chained !== undefined)
+        refuse(
+          rule.line,
+          'chained',
+          `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`,
+        );
       for (const { variable } of ast.conclusions) {
         // a weighted output implies nothing: its block's implication is no choice of its own
         if (weightedOutputs.has(variable)) continue;
         const before = implications.get(variable);
         if (before && before.implication !== chosen.implication) {
-          throw new FormatError(rule.line, 'rule block', `"${variable}" is concluded by rule blocks with different implications; fuzzbox has one implication per output`);
+          throw new FormatError(
+            rule.line,
+            'rule block',
+            `"${variable}" is concluded by rule blocks with different implications; fuzzbox has one implication per output`,
+          );
         }
         implications.set(variable, { implication: chosen.implication, line: block.implication?.line ?? block.line });
       }

@@ -3,7 +3,19 @@
 // and GAUSS), RULEBLOCKs with AND/OR/ACT/ACCU and RULEs. Comments are blanked out in one pass,
 // then each line is read once, statement by statement (`;` separates several on one line).
 
-import { FormatError, fileTerm, newRuleBlock, newVariable, number, numbers, termKindOf, type DefuzzifierKind, type FileRuleBlock, type FileVariable, type ModelFile } from './model-file.js';
+import {
+  FormatError,
+  fileTerm,
+  newRuleBlock,
+  newVariable,
+  number,
+  numbers,
+  termKindOf,
+  type DefuzzifierKind,
+  type FileRuleBlock,
+  type FileVariable,
+  type ModelFile,
+} from './model-file.js';
 import { addRule, addTerm, addVariable } from './limits.js';
 import { afterWords, find, sourceLines, splitAt, trimmed, withoutComments, words } from './scan.js';
 
@@ -44,12 +56,13 @@ const DE_MORGAN: Readonly<Record<string, string>> = { minimum: 'maximum', algebr
 
 function norm(table: Readonly<Record<string, string | null>>, keyword: string, value: string, line: number): { name: string | null; line: number } {
   const upper = value.toUpperCase();
-  if (!Object.hasOwn(table, upper)) throw new FormatError(line, `${keyword} ${value.slice(0, 40)}`, `${keyword} : ${value.slice(0, 40)} is not one FCL has (${Object.keys(table).join(', ')})`);
+  if (!Object.hasOwn(table, upper))
+    throw new FormatError(line, `${keyword} ${value.slice(0, 40)}`, `${keyword} : ${value.slice(0, 40)} is not one FCL has (${Object.keys(table).join(', ')})`);
   return { name: table[upper]!, line };
 }
 
 /** `KEY : value` or `KEY := value`: the value, trimmed and without a trailing `;`. */
-function valueOf(statement: string, keyword: string, line: number): string {
+function valueAfterColon(statement: string, keyword: string, line: number): string {
   const colon = find(statement, ':');
   if (colon < 0) throw new FormatError(line, keyword, `expected "${keyword} : …", got ${JSON.stringify(statement.slice(0, 80))}`);
   return trimmed(statement.slice(colon + (statement.charAt(colon + 1) === '=' ? 2 : 1)));
@@ -62,7 +75,8 @@ function pointList(name: string, text: string, line: number): string[] {
     const content = trimmed(piece);
     if (content === '') continue;
     const comma = find(content, ',');
-    if (content.charAt(0) !== '(' || comma < 0) throw new FormatError(line, 'point list', `term "${name}": expected points "(x, y) (x, y) …", got ${JSON.stringify(text.slice(0, 80))}`);
+    if (content.charAt(0) !== '(' || comma < 0)
+      throw new FormatError(line, 'point list', `term "${name}": expected points "(x, y) (x, y) …", got ${JSON.stringify(text.slice(0, 80))}`);
     values.push(trimmed(content.slice(1, comma)), trimmed(content.slice(comma + 1)));
   }
   return values;
@@ -84,13 +98,14 @@ function readTerm(variable: FileVariable, statement: string, line: number): void
     return;
   }
   const kind = termKindOf(type);
-  if (kind === undefined) throw new FormatError(line, type.slice(0, 40), `the term kind ${JSON.stringify(type.slice(0, 40))} of term "${name}" is not one FCL or fuzzylite has`);
+  if (kind === undefined)
+    throw new FormatError(line, type.slice(0, 40), `the term kind ${JSON.stringify(type.slice(0, 40))} of term "${name}" is not one FCL or fuzzylite has`);
   if (kind === 'function') addTerm(variable, { name, line, kind, parameters: [], height: 1, expression: afterWords(definition, 1) }, line);
   else addTerm(variable, fileTerm(name, kind, parameters, line), line);
 }
 
 function readRange(statement: string, line: number): [number, number] {
-  const value = valueOf(statement, 'RANGE', line);
+  const value = valueAfterColon(statement, 'RANGE', line);
   const dots = find(value, '..');
   const open = value.charAt(0) === '(' && value.charAt(value.length - 1) === ')';
   if (dots < 0 || !open) throw new FormatError(line, 'RANGE', `expected "RANGE := (min .. max)", got ${JSON.stringify(statement.slice(0, 80))}`);
@@ -112,7 +127,15 @@ export function readFclFile(text: string): ModelFile {
     if (section !== wanted) throw new FormatError(line, keyword, `${keyword} without ${opener} before it`);
   };
 
-  const lines = sourceLines(withoutComments(text, { blocks: [['/*', '*/'], ['(*', '*)']], lineStarts: ['//'] }));
+  const lines = sourceLines(
+    withoutComments(text, {
+      blocks: [
+        ['/*', '*/'],
+        ['(*', '*)'],
+      ],
+      lineStarts: ['//'],
+    }),
+  );
   for (const { text: rawLine, line } of lines) {
     for (const raw of splitAt(rawLine, ';')) {
       const statement = trimmed(raw);
@@ -145,7 +168,8 @@ export function readFclFile(text: string): ModelFile {
         case 'END_RULEBLOCK': {
           expectSection(line, keyword, 'ruleblock', 'RULEBLOCK');
           const and = block!.conjunction?.name;
-          if (block!.disjunction === undefined && and && Object.hasOwn(DE_MORGAN, and)) block!.disjunction = { name: DE_MORGAN[and]!, line: block!.conjunction!.line };
+          if (block!.disjunction === undefined && and && Object.hasOwn(DE_MORGAN, and))
+            block!.disjunction = { name: DE_MORGAN[and]!, line: block!.conjunction!.line };
           section = undefined;
           continue;
         }
@@ -159,7 +183,8 @@ export function readFclFile(text: string): ModelFile {
         case 'DEFUZZIFY': {
           const kind = keyword === 'FUZZIFY' ? 'input' : 'output';
           const name = afterWords(statement, 1);
-          if (!declared[kind].has(name)) throw new FormatError(line, keyword, `${keyword} ${name.slice(0, 40)}: "${name.slice(0, 40)}" is not declared in VAR_${kind.toUpperCase()}`);
+          if (!declared[kind].has(name))
+            throw new FormatError(line, keyword, `${keyword} ${name.slice(0, 40)}: "${name.slice(0, 40)}" is not declared in VAR_${kind.toUpperCase()}`);
           if (blocks.has(`${kind}:${name}`)) throw new FormatError(line, keyword, `a second ${keyword} block for "${name}"`);
           section = keyword === 'FUZZIFY' ? 'fuzzify' : 'defuzzify';
           variable = newVariable(name, line);
@@ -194,25 +219,31 @@ export function readFclFile(text: string): ModelFile {
             variable!.range = readRange(statement, line);
             continue;
           case 'ENABLED':
-            variable!.enabled = valueOf(statement, keyword, line).toUpperCase() !== 'FALSE';
+            variable!.enabled = valueAfterColon(statement, keyword, line).toUpperCase() !== 'FALSE';
             continue;
         }
       }
       if (section === 'defuzzify') {
         switch (keyword) {
           case 'METHOD': {
-            const value = valueOf(statement, keyword, line).toUpperCase();
-            if (!Object.hasOwn(METHODS, value)) throw new FormatError(line, `METHOD ${value.slice(0, 40)}`, `METHOD : ${value.slice(0, 40)} is not one FCL has (${Object.keys(METHODS).join(', ')})`);
+            const value = valueAfterColon(statement, keyword, line).toUpperCase();
+            if (!Object.hasOwn(METHODS, value))
+              throw new FormatError(
+                line,
+                `METHOD ${value.slice(0, 40)}`,
+                `METHOD : ${value.slice(0, 40)} is not one FCL has (${Object.keys(METHODS).join(', ')})`,
+              );
             variable!.defuzzifier = { name: METHODS[value]!, line };
             continue;
           }
           case 'ACCU':
-            variable!.aggregation = norm(S_NORMS, keyword, valueOf(statement, keyword, line), line);
+            variable!.aggregation = norm(S_NORMS, keyword, valueAfterColon(statement, keyword, line), line);
             continue;
           case 'DEFAULT': {
-            const [value = '', ...rest] = splitAt(valueOf(statement, keyword, line), '|').map(trimmed);
+            const [value = '', ...rest] = splitAt(valueAfterColon(statement, keyword, line), '|').map(trimmed);
             variable!.defaultValue = number(value);
-            if (value.toLowerCase() !== 'nan' && Number.isNaN(variable!.defaultValue)) throw new FormatError(line, 'DEFAULT', `expected a number or nan in DEFAULT, got ${JSON.stringify(value.slice(0, 40))}`);
+            if (value.toLowerCase() !== 'nan' && Number.isNaN(variable!.defaultValue))
+              throw new FormatError(line, 'DEFAULT', `expected a number or nan in DEFAULT, got ${JSON.stringify(value.slice(0, 40))}`);
             if (rest.length > 0) variable!.lockPrevious = { value: rest[0]!.toUpperCase() === 'NC', line };
             continue;
           }
@@ -221,17 +252,17 @@ export function readFclFile(text: string): ModelFile {
       if (section === 'ruleblock') {
         switch (keyword) {
           case 'AND':
-            block!.conjunction = norm(T_NORMS, keyword, valueOf(statement, keyword, line), line);
+            block!.conjunction = norm(T_NORMS, keyword, valueAfterColon(statement, keyword, line), line);
             continue;
           case 'ACT':
-            block!.implication = norm(T_NORMS, keyword, valueOf(statement, keyword, line), line);
+            block!.implication = norm(T_NORMS, keyword, valueAfterColon(statement, keyword, line), line);
             continue;
           case 'OR':
-            block!.disjunction = norm(S_NORMS, keyword, valueOf(statement, keyword, line), line);
+            block!.disjunction = norm(S_NORMS, keyword, valueAfterColon(statement, keyword, line), line);
             continue;
           case 'ACCU': {
             // IEC 61131-7 puts the accumulation in the rule block: it applies to every output the block concludes
-            const accumulation = norm(S_NORMS, keyword, valueOf(statement, keyword, line), line);
+            const accumulation = norm(S_NORMS, keyword, valueAfterColon(statement, keyword, line), line);
             for (const output of file.outputs) {
               const defined = blocks.get(`output:${output.name}`);
               if (defined && defined.aggregation === undefined) defined.aggregation = accumulation;
@@ -239,10 +270,10 @@ export function readFclFile(text: string): ModelFile {
             continue;
           }
           case 'ENABLED':
-            block!.enabled = valueOf(statement, keyword, line).toUpperCase() !== 'FALSE';
+            block!.enabled = valueAfterColon(statement, keyword, line).toUpperCase() !== 'FALSE';
             continue;
           case 'RULE':
-            addRule(block!, valueOf(statement, keyword, line), line, ruleCount++);
+            addRule(block!, valueAfterColon(statement, keyword, line), line, ruleCount++);
             continue;
         }
       }
@@ -256,7 +287,12 @@ export function readFclFile(text: string): ModelFile {
   const defined = (kind: 'input' | 'output') => (list: FileVariable[]) =>
     list.map((declaredVariable) => {
       const found = blocks.get(`${kind}:${declaredVariable.name}`);
-      if (!found) throw new FormatError(declaredVariable.line, kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY', `${kind} "${declaredVariable.name}" is declared but has no ${kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY'} block`);
+      if (!found)
+        throw new FormatError(
+          declaredVariable.line,
+          kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY',
+          `${kind} "${declaredVariable.name}" is declared but has no ${kind === 'input' ? 'FUZZIFY' : 'DEFUZZIFY'} block`,
+        );
       return found;
     });
   file.inputs.splice(0, file.inputs.length, ...defined('input')(file.inputs));

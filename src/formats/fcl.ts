@@ -34,10 +34,16 @@ function termLine({ name, kind, parameters, height }: FileTerm): string {
 export function writeFcl(model: Model): string {
   const file = fileOfAgent(model);
   const lines = [`FUNCTION_BLOCK ${file.name === '' ? 'fuzzbox' : writableName(file.name, FORMAT)}`, ''];
-  for (const [heading, variables] of [['VAR_INPUT', file.inputs], ['VAR_OUTPUT', file.outputs]] as const) {
+  for (const [heading, variables] of [
+    ['VAR_INPUT', file.inputs],
+    ['VAR_OUTPUT', file.outputs],
+  ] as const) {
     lines.push(heading, ...variables.map((variable) => `  ${writableName(variable.name, FORMAT)} : REAL;`), 'END_VAR', '');
   }
-  for (const [opening, closing, variables] of [['FUZZIFY', 'END_FUZZIFY', file.inputs], ['DEFUZZIFY', 'END_DEFUZZIFY', file.outputs]] as const) {
+  for (const [opening, closing, variables] of [
+    ['FUZZIFY', 'END_FUZZIFY', file.inputs],
+    ['DEFUZZIFY', 'END_DEFUZZIFY', file.outputs],
+  ] as const) {
     for (const variable of variables) {
       lines.push(`${opening} ${variable.name}`, `  RANGE := (${show(variable.range![0])} .. ${show(variable.range![1])});`, ...variable.terms.map(termLine));
       if (variable.defuzzifier) {
@@ -56,7 +62,12 @@ export function writeFcl(model: Model): string {
       if (!Object.hasOwn(table, setting.name)) throw new FormatError(0, setting.name, `FCL has no name for ${className(setting.name)}`);
       return table[setting.name];
     };
-    lines.push(`RULEBLOCK ${block.name}`, `  AND : ${norm(T_NORMS, block.conjunction)};`, `  OR : ${norm(S_NORMS, block.disjunction)};`, `  ACT : ${norm(T_NORMS, block.implication)};`);
+    lines.push(
+      `RULEBLOCK ${block.name}`,
+      `  AND : ${norm(T_NORMS, block.conjunction)};`,
+      `  OR : ${norm(S_NORMS, block.disjunction)};`,
+      `  ACT : ${norm(T_NORMS, block.implication)};`,
+    );
     block.rules.forEach((rule, r) => lines.push(`  RULE ${r + 1} : ${writeRule(ruleOf(rule.text), FORMAT, true)};`));
     lines.push('END_RULEBLOCK', '');
   }

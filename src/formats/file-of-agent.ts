@@ -15,7 +15,9 @@ const FILE_S_NORMS = Object.fromEntries(Object.entries(S_NORMS).map(([file, engi
 function termOf(name: string, set: SetDefinition | TermDefinition, range: readonly [number, number], inputs: readonly string[]): FileTerm {
   if (Array.isArray(set)) {
     const shape = setShapeOf(set as SetDefinition, range);
-    return shape.kind === 'ramp' ? { name, line: 0, kind: 'ramp', parameters: [shape.from, shape.to], height: 1 } : { name, line: 0, kind: shape.kind, parameters: shape.points, height: 1 };
+    return shape.kind === 'ramp'
+      ? { name, line: 0, kind: 'ramp', parameters: [shape.from, shape.to], height: 1 }
+      : { name, line: 0, kind: shape.kind, parameters: shape.points, height: 1 };
   }
   const term = set as TermDefinition;
   switch (term.type) {
@@ -27,7 +29,13 @@ function termOf(name: string, set: SetDefinition | TermDefinition, range: readon
       return { name, line: 0, kind: 'linear', parameters: [...inputs.map((input) => term.coefficients[input] ?? 0), term.constant ?? 0], height: 1 };
     default: {
       const members: readonly string[] = TERM_PARAMETERS[term.type];
-      return { name, line: 0, kind: term.type, parameters: members.map((member) => (term as unknown as Record<string, number>)[member]!), height: term.height ?? 1 };
+      return {
+        name,
+        line: 0,
+        kind: term.type,
+        parameters: members.map((member) => (term as unknown as Record<string, number>)[member]!),
+        height: term.height ?? 1,
+      };
     }
   }
 }
@@ -37,7 +45,11 @@ export function fileOfAgent(model: Model): ModelFile {
   const agent = compileAgent(model.definition);
   const operators = model.definition.operators ?? {};
   if (operators.activationThreshold !== undefined) {
-    throw new FormatError(0, 'activationThreshold', 'an activation threshold cannot be written in a model file (fuzzylite fires rules above 1e-6, MATLAB above 0); remove it, or keep the agent as JSON');
+    throw new FormatError(
+      0,
+      'activationThreshold',
+      'an activation threshold cannot be written in a model file (fuzzylite fires rules above 1e-6, MATLAB above 0); remove it, or keep the agent as JSON',
+    );
   }
   const inputs = Object.keys(model.definition.inputs);
   const weightedOutputs = new Set<string>();
@@ -64,7 +76,8 @@ export function fileOfAgent(model: Model): ModelFile {
   const file: ModelFile = { name: model.name, inputs: variables('inputs'), outputs: variables('outputs'), ruleBlocks: [] };
 
   // one block per implication: a weighted output implies nothing (none)
-  const implicationOf = (output: string): TNorm | null => (weightedOutputs.has(output) ? null : (operators.outputs?.[output]?.implication ?? operators.implication ?? 'min'));
+  const implicationOf = (output: string): TNorm | null =>
+    weightedOutputs.has(output) ? null : (operators.outputs?.[output]?.implication ?? operators.implication ?? 'min');
   const blocks = new Map<TNorm | null, FileRuleBlock>();
   const blockOf = (implication: TNorm | null) => {
     let block = blocks.get(implication);

@@ -3,7 +3,20 @@
 // one term index per input and per output (0: unused, negative: NOT, a fraction: fuzzylite's
 // hedge code), a weight and its connective (1: AND, 2: OR). Each line is read once, by position.
 
-import { FormatError, fileTerm, isTakagiSugeno, newRuleBlock, newVariable, number, numbers, type DefuzzifierKind, type FileTerm, type FileVariable, type ModelFile, type TermKind } from './model-file.js';
+import {
+  FormatError,
+  fileTerm,
+  isTakagiSugeno,
+  newRuleBlock,
+  newVariable,
+  number,
+  numbers,
+  type DefuzzifierKind,
+  type FileTerm,
+  type FileVariable,
+  type ModelFile,
+  type TermKind,
+} from './model-file.js';
 import { addRule, addTerm, addVariable } from './limits.js';
 import { find, sourceLines, splitAt, trimmed, words } from './scan.js';
 
@@ -92,7 +105,12 @@ function readMembershipFunction(value: string, line: number): FileTerm {
   if (!bracketed) throw new FormatError(line, 'MF', `expected the parameters of MF "${name}" in brackets, got ${JSON.stringify(rest.slice(0, 80))}`);
   const inside = rest.slice(1, -1);
   const known = Object.hasOwn(MEMBERSHIP_FUNCTIONS, type) ? MEMBERSHIP_FUNCTIONS[type] : undefined;
-  if (!known) throw new FormatError(line, type.slice(0, 40), `the membership function ${JSON.stringify(type.slice(0, 40))} of MF "${name}" is not one MATLAB or fuzzylite has`);
+  if (!known)
+    throw new FormatError(
+      line,
+      type.slice(0, 40),
+      `the membership function ${JSON.stringify(type.slice(0, 40))} of MF "${name}" is not one MATLAB or fuzzylite has`,
+    );
   if (known.kind === 'function') return { name, line, kind: 'function', parameters: [], height: 1, expression: trimmed(inside) };
   const given = words(splitAt(inside, ',').join(' '));
   const ordered = known.order && given.length >= known.order.length ? [...known.order.map((i) => given[i]!), ...given.slice(known.order.length)] : given;
@@ -100,7 +118,12 @@ function readMembershipFunction(value: string, line: number): FileTerm {
 }
 
 function choose<T>(table: Readonly<Record<string, T>>, key: string, setting: { value: string; line: number }): T {
-  if (!Object.hasOwn(table, setting.value)) throw new FormatError(setting.line, `${key} ${setting.value.slice(0, 40)}`, `${key}='${setting.value.slice(0, 40)}' is not one FIS has (${Object.keys(table).join(', ')})`);
+  if (!Object.hasOwn(table, setting.value))
+    throw new FormatError(
+      setting.line,
+      `${key} ${setting.value.slice(0, 40)}`,
+      `${key}='${setting.value.slice(0, 40)}' is not one FIS has (${Object.keys(table).join(', ')})`,
+    );
   return table[setting.value]!;
 }
 
@@ -110,8 +133,14 @@ function proposition(code: number, variable: FileVariable, line: number, row: st
   const index = Math.floor(magnitude) - 1;
   const fraction = magnitude - Math.floor(magnitude);
   const hedge = HEDGE_CODES.find(([value]) => Math.abs(fraction - value) < 1e-6)?.[1];
-  if (fraction > 1e-6 && hedge === undefined) throw new FormatError(line, 'rule', `${code} has no hedge in FIS (fractions .01 seldom, .05 somewhat, .2 very, .3 extremely, .4 very very, .99 any): ${JSON.stringify(row.slice(0, 80))}`);
-  if (hedge !== 'any' && !variable.terms[index]) throw new FormatError(line, 'rule', `"${variable.name}" has no MF ${Math.floor(magnitude)} in rule ${JSON.stringify(row.slice(0, 80))}`);
+  if (fraction > 1e-6 && hedge === undefined)
+    throw new FormatError(
+      line,
+      'rule',
+      `${code} has no hedge in FIS (fractions .01 seldom, .05 somewhat, .2 very, .3 extremely, .4 very very, .99 any): ${JSON.stringify(row.slice(0, 80))}`,
+    );
+  if (hedge !== 'any' && !variable.terms[index])
+    throw new FormatError(line, 'rule', `"${variable.name}" has no MF ${Math.floor(magnitude)} in rule ${JSON.stringify(row.slice(0, 80))}`);
   // names quoted, so that any name FIS can hold (spaces, keywords) reads back as itself
   const words = [...(code < 0 ? ['not'] : []), ...(hedge ? [hedge] : []), ...(hedge === 'any' ? [] : [JSON.stringify(variable.terms[index]!.name)])];
   return `${JSON.stringify(variable.name)} is ${words.join(' ')}`;
@@ -130,7 +159,8 @@ export function readFisFile(text: string): ModelFile {
     const first = content.charAt(0);
     if (content === '' || first === '#' || first === '%') continue;
     if (first === '[') {
-      if (content.charAt(content.length - 1) !== ']') throw new FormatError(line, 'section', `expected a section header "[…]", got ${JSON.stringify(content.slice(0, 80))}`);
+      if (content.charAt(content.length - 1) !== ']')
+        throw new FormatError(line, 'section', `expected a section header "[…]", got ${JSON.stringify(content.slice(0, 80))}`);
       const header = content.slice(1, -1);
       if (header === 'System' || header === 'Rules') section = header;
       else if (header.startsWith('Input') || header.startsWith('Output')) {
@@ -173,9 +203,22 @@ export function readFisFile(text: string): ModelFile {
   file.name = system.get('Name')?.value ?? '';
   const setting = (key: string) => system.get(key);
   const type = setting('Type')?.value ?? 'mamdani';
-  if (!['mamdani', 'sugeno', 'tsukamoto', 'hybrid'].includes(type)) throw new FormatError(setting('Type')!.line, `Type ${type.slice(0, 40)}`, `Type='${type.slice(0, 40)}' is not one FIS has (mamdani, sugeno, tsukamoto, hybrid)`);
-  const notSugeno = type === 'sugeno' ? file.outputs.flatMap((output) => output.terms).find((term) => term.kind !== 'constant' && term.kind !== 'linear' && term.kind !== 'function') : undefined;
-  if (notSugeno) throw new FormatError(setting('Type')!.line, 'Type sugeno', `Type='sugeno' takes constant and linear output terms; "${notSugeno.name}" (line ${notSugeno.line}) is a ${notSugeno.kind}`);
+  if (!['mamdani', 'sugeno', 'tsukamoto', 'hybrid'].includes(type))
+    throw new FormatError(
+      setting('Type')!.line,
+      `Type ${type.slice(0, 40)}`,
+      `Type='${type.slice(0, 40)}' is not one FIS has (mamdani, sugeno, tsukamoto, hybrid)`,
+    );
+  const notSugeno =
+    type === 'sugeno'
+      ? file.outputs.flatMap((output) => output.terms).find((term) => term.kind !== 'constant' && term.kind !== 'linear' && term.kind !== 'function')
+      : undefined;
+  if (notSugeno)
+    throw new FormatError(
+      setting('Type')!.line,
+      'Type sugeno',
+      `Type='sugeno' takes constant and linear output terms; "${notSugeno.name}" (line ${notSugeno.line}) is a ${notSugeno.kind}`,
+    );
   const block = newRuleBlock('', ruleRows[0]?.line ?? 0);
   const and = setting('AndMethod');
   const or = setting('OrMethod');
@@ -190,7 +233,8 @@ export function readFisFile(text: string): ModelFile {
     const sugeno = isTakagiSugeno(output);
     if (defuzzification) output.defuzzifier = { name: choose(DEFUZZIFIERS, 'DefuzzMethod', defuzzification), line: defuzzification.line };
     // fuzzylite's hybrid files name one method for all outputs: its Takagi-Sugeno outputs are weighted
-    if (sugeno && (output.defuzzifier === undefined || output.defuzzifier.name === 'centroid')) output.defuzzifier = { name: 'weightedAverage', line: output.defuzzifier?.line ?? 0 };
+    if (sugeno && (output.defuzzifier === undefined || output.defuzzifier.name === 'centroid'))
+      output.defuzzifier = { name: 'weightedAverage', line: output.defuzzifier?.line ?? 0 };
     const weighted = output.defuzzifier?.name === 'weightedAverage' || output.defuzzifier?.name === 'weightedSum';
     // MATLAB weighs each rule's output on its own: a weighted defuzzifier aggregates nothing
     if (weighted) output.aggregation = { name: null, line: aggregation?.line ?? 0 };
@@ -207,12 +251,27 @@ export function readFisFile(text: string): ModelFile {
     const consequent = open < 0 ? [] : words(row.slice(comma + 1, open)).map(number);
     const weight = close < 0 ? NaN : number(trimmed(row.slice(open + 1, close)));
     const connective = colon < 0 ? '' : trimmed(row.slice(colon + 1));
-    if (colon < 0 || antecedent.length !== file.inputs.length || consequent.length !== file.outputs.length || [...antecedent, ...consequent].some(Number.isNaN) || (connective !== '1' && connective !== '2')) {
-      throw new FormatError(line, 'rule', `expected one term index per input (${file.inputs.length}) and per output (${file.outputs.length}), a weight and a connective ("1 2, 1 (1) : 1"), got ${JSON.stringify(row.slice(0, 80))}`);
+    if (
+      colon < 0 ||
+      antecedent.length !== file.inputs.length ||
+      consequent.length !== file.outputs.length ||
+      [...antecedent, ...consequent].some(Number.isNaN) ||
+      (connective !== '1' && connective !== '2')
+    ) {
+      throw new FormatError(
+        line,
+        'rule',
+        `expected one term index per input (${file.inputs.length}) and per output (${file.outputs.length}), a weight and a connective ("1 2, 1 (1) : 1"), got ${JSON.stringify(row.slice(0, 80))}`,
+      );
     }
     const conditions = antecedent.flatMap((code, i) => (code === 0 ? [] : [proposition(code, file.inputs[i]!, line, row)]));
     const conclusions = consequent.flatMap((code, o) => (code === 0 ? [] : [proposition(code, file.outputs[o]!, line, row)]));
-    if (conditions.length === 0 || conclusions.length === 0) throw new FormatError(line, 'rule', `a rule needs a condition and a conclusion (a FIS row cannot name an output in its condition, as chained fuzzylite models do): ${JSON.stringify(row.slice(0, 80))}`);
+    if (conditions.length === 0 || conclusions.length === 0)
+      throw new FormatError(
+        line,
+        'rule',
+        `a rule needs a condition and a conclusion (a FIS row cannot name an output in its condition, as chained fuzzylite models do): ${JSON.stringify(row.slice(0, 80))}`,
+      );
     const text = `if ${conditions.join(connective === '2' ? ' or ' : ' and ')} then ${conclusions.join(' and ')}${Number.isNaN(weight) || weight === 1 ? '' : ` with ${weight}`}`;
     if (Number.isNaN(weight)) throw new FormatError(line, 'rule', `the weight of rule ${JSON.stringify(row.slice(0, 80))} is no number`);
     addRule(block, text, line, block.rules.length);

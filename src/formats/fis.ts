@@ -27,7 +27,8 @@ function cannot(why: string): FormatError {
 }
 
 function quoted(name: string): string {
-  if (/['\n\r]/.test(name)) throw new FormatError(0, 'name', `the name ${JSON.stringify(name)} cannot be written in ${FORMAT}: it holds a quote or a line break`);
+  if (/['\n\r]/.test(name))
+    throw new FormatError(0, 'name', `the name ${JSON.stringify(name)} cannot be written in ${FORMAT}: it holds a quote or a line break`);
   return `'${name}'`;
 }
 
@@ -86,14 +87,39 @@ export function writeFis(model: Model): string {
   const weighted = file.outputs.filter((output) => !mamdani.includes(output));
   const sugeno = weighted.filter(isTakagiSugeno);
   const blocks = file.ruleBlocks;
-  const and = single(blocks.map((block) => block.conjunction?.name ?? 'minimum'), 'AND method');
-  const or = single(blocks.map((block) => block.disjunction?.name ?? 'maximum'), 'OR method');
-  const implication = single(blocks.flatMap((block) => (block.implication?.name ? [block.implication.name] : [])), 'implication') ?? 'minimum';
-  const aggregation = single(mamdani.map((output) => output.aggregation?.name ?? 'none'), 'aggregation') ?? 'maximum';
-  const defuzzification = single(mamdani.map((output) => output.defuzzifier!.name), 'defuzzification') ?? single(weighted.map((output) => output.defuzzifier!.name), 'defuzzification') ?? 'centroid';
-  if (mamdani.length > 0 && weighted.some((output) => output.defuzzifier!.name !== 'weightedAverage')) throw cannot('beside integrated outputs, its weighted outputs can only be weighted averages');
+  const and = single(
+    blocks.map((block) => block.conjunction?.name ?? 'minimum'),
+    'AND method',
+  );
+  const or = single(
+    blocks.map((block) => block.disjunction?.name ?? 'maximum'),
+    'OR method',
+  );
+  const implication =
+    single(
+      blocks.flatMap((block) => (block.implication?.name ? [block.implication.name] : [])),
+      'implication',
+    ) ?? 'minimum';
+  const aggregation =
+    single(
+      mamdani.map((output) => output.aggregation?.name ?? 'none'),
+      'aggregation',
+    ) ?? 'maximum';
+  const defuzzification =
+    single(
+      mamdani.map((output) => output.defuzzifier!.name),
+      'defuzzification',
+    ) ??
+    single(
+      weighted.map((output) => output.defuzzifier!.name),
+      'defuzzification',
+    ) ??
+    'centroid';
+  if (mamdani.length > 0 && weighted.some((output) => output.defuzzifier!.name !== 'weightedAverage'))
+    throw cannot('beside integrated outputs, its weighted outputs can only be weighted averages');
   const aggregated = weighted.find((output) => output.aggregation?.name);
-  if (aggregated) throw cannot(`MATLAB weighs each rule of a weighted output on its own, and "${aggregated.name}" aggregates them by ${aggregated.aggregation!.name}`);
+  if (aggregated)
+    throw cannot(`MATLAB weighs each rule of a weighted output on its own, and "${aggregated.name}" aggregates them by ${aggregated.aggregation!.name}`);
   if (aggregation === 'none' || !Object.hasOwn(FIS_S_NORMS, aggregation)) throw cannot(`FIS has no aggregation ${aggregation}`);
   const type = weighted.length === 0 ? 'mamdani' : mamdani.length > 0 ? 'hybrid' : sugeno.length === weighted.length ? 'sugeno' : 'tsukamoto';
   const rows = blocks.flatMap((block) => block.rules.map((rule) => ruleRow(ruleOf(rule.text), file.inputs, file.outputs)));
@@ -111,9 +137,18 @@ export function writeFis(model: Model): string {
     `AggMethod='${FIS_S_NORMS[aggregation]}'`,
     `DefuzzMethod='${FIS_DEFUZZIFIERS[defuzzification]}'`,
   ];
-  for (const [heading, variables] of [['Input', file.inputs], ['Output', file.outputs]] as const) {
+  for (const [heading, variables] of [
+    ['Input', file.inputs],
+    ['Output', file.outputs],
+  ] as const) {
     variables.forEach((variable, v) => {
-      lines.push('', `[${heading}${v + 1}]`, `Name=${quoted(variable.name)}`, `Range=[${show(variable.range![0])} ${show(variable.range![1])}]`, `NumMFs=${variable.terms.length}`);
+      lines.push(
+        '',
+        `[${heading}${v + 1}]`,
+        `Name=${quoted(variable.name)}`,
+        `Range=[${show(variable.range![0])} ${show(variable.range![1])}]`,
+        `NumMFs=${variable.terms.length}`,
+      );
       if (variable.defuzzifier && !Number.isNaN(variable.defaultValue ?? NaN)) lines.push(`Default=${show(variable.defaultValue!)}`);
       variable.terms.forEach((term, t) => lines.push(`MF${t + 1}=${membershipFunction(term)}`));
     });

@@ -2,7 +2,18 @@
 // and `RuleBlock:` sections of `key: value` lines, `#` comments. Read line by line, each line
 // once: the key up to the first colon, the value's words split once.
 
-import { FormatError, fileTerm, newRuleBlock, newVariable, number, termKindOf, type DefuzzifierKind, type FileRuleBlock, type FileVariable, type ModelFile } from './model-file.js';
+import {
+  FormatError,
+  fileTerm,
+  newRuleBlock,
+  newVariable,
+  number,
+  termKindOf,
+  type DefuzzifierKind,
+  type FileRuleBlock,
+  type FileVariable,
+  type ModelFile,
+} from './model-file.js';
 import { afterWords, find, sourceLines, trimmed, words } from './scan.js';
 import { addRule, addTerm, addVariable } from './limits.js';
 
@@ -22,12 +33,18 @@ const S_NORMS = ['Maximum', 'AlgebraicSum', 'BoundedSum', 'NormalizedSum', 'Dras
 /** A fuzzylite norm class as the model file's norm name (lowerCamelCase); `none` is null. */
 function normName(key: string, value: string, classes: readonly string[], line: number): { name: string | null; line: number } {
   if (value === 'none' || value === '') return { name: null, line };
-  if (!classes.includes(value)) throw new FormatError(line, `${key} ${value.slice(0, 40)}`, `the ${key} ${JSON.stringify(value.slice(0, 40))} is not one fuzzylite has (${classes.join(', ')}, none)`);
+  if (!classes.includes(value))
+    throw new FormatError(
+      line,
+      `${key} ${value.slice(0, 40)}`,
+      `the ${key} ${JSON.stringify(value.slice(0, 40))} is not one fuzzylite has (${classes.join(', ')}, none)`,
+    );
   return { name: value.charAt(0).toLowerCase() + value.slice(1), line };
 }
 
 function boolean(value: string, line: number, key: string): boolean {
-  if (value !== 'true' && value !== 'false') throw new FormatError(line, key, `expected "${key}: true" or "${key}: false", got ${JSON.stringify(value.slice(0, 40))}`);
+  if (value !== 'true' && value !== 'false')
+    throw new FormatError(line, key, `expected "${key}: true" or "${key}: false", got ${JSON.stringify(value.slice(0, 40))}`);
   return value === 'true';
 }
 
@@ -78,7 +95,8 @@ export function readFllFile(text: string): ModelFile {
           const bounds = words(value);
           if (bounds.length !== 2) throw new FormatError(line, 'range', `expected "range: minimum maximum", got ${JSON.stringify(value.slice(0, 80))}`);
           const [min, max] = bounds.map(number) as [number, number];
-          if (Number.isNaN(min) || Number.isNaN(max)) throw new FormatError(line, 'range', `expected two numbers in "range:", got ${JSON.stringify(value.slice(0, 80))}`);
+          if (Number.isNaN(min) || Number.isNaN(max))
+            throw new FormatError(line, 'range', `expected two numbers in "range:", got ${JSON.stringify(value.slice(0, 80))}`);
           variable!.range = [min, max];
           continue;
         }
@@ -87,9 +105,11 @@ export function readFllFile(text: string): ModelFile {
           continue;
         case 'term': {
           const [name, type, ...parameters] = words(value);
-          if (name === undefined || type === undefined) throw new FormatError(line, 'term', `expected "term: name Type parameters…", got ${JSON.stringify(`term: ${value}`.slice(0, 80))}`);
+          if (name === undefined || type === undefined)
+            throw new FormatError(line, 'term', `expected "term: name Type parameters…", got ${JSON.stringify(`term: ${value}`.slice(0, 80))}`);
           const kind = termKindOf(type);
-          if (kind === undefined) throw new FormatError(line, type, `the term kind ${JSON.stringify(type.slice(0, 40))} of term "${name}" is not one fuzzylite has`);
+          if (kind === undefined)
+            throw new FormatError(line, type, `the term kind ${JSON.stringify(type.slice(0, 40))} of term "${name}" is not one fuzzylite has`);
           if (kind === 'function') {
             const expression = afterWords(value, 2);
             addTerm(variable!, { name, line, kind, parameters: [], height: 1, expression }, line);
@@ -114,7 +134,8 @@ export function readFllFile(text: string): ModelFile {
         }
         case 'default':
           variable!.defaultValue = number(value);
-          if (value.toLowerCase() !== 'nan' && Number.isNaN(variable!.defaultValue)) throw new FormatError(line, 'default', `expected a number or nan in "default:", got ${JSON.stringify(value.slice(0, 40))}`);
+          if (value.toLowerCase() !== 'nan' && Number.isNaN(variable!.defaultValue))
+            throw new FormatError(line, 'default', `expected a number or nan in "default:", got ${JSON.stringify(value.slice(0, 40))}`);
           continue;
         case 'lock-previous':
           variable!.lockPrevious = { value: boolean(value, line, key), line };

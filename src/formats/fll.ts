@@ -23,9 +23,17 @@ function termLine({ name, kind, parameters, height }: FileTerm): string {
 export function writeFll(model: Model): string {
   const file = fileOfAgent(model);
   const lines = [`Engine: ${file.name === '' ? 'fuzzbox' : writableName(file.name, FORMAT)}`];
-  for (const [heading, variables] of [['InputVariable', file.inputs], ['OutputVariable', file.outputs]] as const) {
+  for (const [heading, variables] of [
+    ['InputVariable', file.inputs],
+    ['OutputVariable', file.outputs],
+  ] as const) {
     for (const variable of variables) {
-      lines.push(`${heading}: ${writableName(variable.name, FORMAT)}`, '  enabled: true', `  range: ${show(variable.range![0])} ${show(variable.range![1])}`, '  lock-range: false');
+      lines.push(
+        `${heading}: ${writableName(variable.name, FORMAT)}`,
+        '  enabled: true',
+        `  range: ${show(variable.range![0])} ${show(variable.range![1])}`,
+        '  lock-range: false',
+      );
       if (variable.defuzzifier) {
         const weighted = variable.defuzzifier.name === 'weightedAverage' || variable.defuzzifier.name === 'weightedSum';
         lines.push(
@@ -41,7 +49,14 @@ export function writeFll(model: Model): string {
   }
   for (const block of file.ruleBlocks) {
     const norm = (setting: { name: string | null } | undefined) => (setting?.name ? className(setting.name) : 'none');
-    lines.push(`RuleBlock: ${block.name}`, '  enabled: true', `  conjunction: ${norm(block.conjunction)}`, `  disjunction: ${norm(block.disjunction)}`, `  implication: ${norm(block.implication)}`, '  activation: General');
+    lines.push(
+      `RuleBlock: ${block.name}`,
+      '  enabled: true',
+      `  conjunction: ${norm(block.conjunction)}`,
+      `  disjunction: ${norm(block.disjunction)}`,
+      `  implication: ${norm(block.implication)}`,
+      '  activation: General',
+    );
     for (const rule of block.rules) lines.push(`  rule: ${writeRule(ruleOf(rule.text), FORMAT, false)}`);
   }
   return `${lines.join('\n')}\n`;

@@ -29,7 +29,15 @@ export function modelFormatOfText(text: string): ModelFormat | undefined {
   const head = text.slice(0, 4096);
   for (const { text: line } of sourceLines(head)) {
     const content = trimmed(line);
-    if (content === '' || content.startsWith('#') || content.startsWith('%') || content.startsWith('//') || content.startsWith('(*') || content.startsWith('/*')) continue;
+    if (
+      content === '' ||
+      content.startsWith('#') ||
+      content.startsWith('%') ||
+      content.startsWith('//') ||
+      content.startsWith('(*') ||
+      content.startsWith('/*')
+    )
+      continue;
     if (content.startsWith('Engine:')) return 'fll';
     if (content.startsWith('[System]')) return 'fis';
     if (content.toUpperCase().startsWith('FUNCTION_BLOCK')) return 'fcl';

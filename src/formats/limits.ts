@@ -6,7 +6,12 @@ import { MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from '../engine/l
 import { FormatError, type FileRuleBlock, type FileTerm, type FileVariable } from './model-file.js';
 
 export function addVariable(list: FileVariable[], variable: FileVariable, line: number): void {
-  if (list.length >= MAX_VARIABLES) throw new FormatError(line, 'variable limit', `more than ${MAX_VARIABLES} variables of one kind; an agent holds at most ${MAX_VARIABLES} inputs and ${MAX_VARIABLES} outputs`);
+  if (list.length >= MAX_VARIABLES)
+    throw new FormatError(
+      line,
+      'variable limit',
+      `more than ${MAX_VARIABLES} variables of one kind; an agent holds at most ${MAX_VARIABLES} inputs and ${MAX_VARIABLES} outputs`,
+    );
   list.push(variable);
 }
 
@@ -16,7 +21,8 @@ export function addVariable(list: FileVariable[], variable: FileVariable, line: 
  * `name_2`, `name_3`…, so that every term stays reachable and a rule by name still means the first.
  */
 export function addTerm(variable: FileVariable, term: FileTerm, line: number): void {
-  if (variable.terms.length >= MAX_SETS) throw new FormatError(line, 'term limit', `"${variable.name}" has more than ${MAX_SETS} terms; a variable holds at most ${MAX_SETS}`);
+  if (variable.terms.length >= MAX_SETS)
+    throw new FormatError(line, 'term limit', `"${variable.name}" has more than ${MAX_SETS} terms; a variable holds at most ${MAX_SETS}`);
   const taken = (name: string) => variable.terms.some((other) => other.name === name);
   let name = term.name;
   for (let copy = 2; taken(name); copy++) name = `${term.name}_${copy}`;

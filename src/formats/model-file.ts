@@ -186,15 +186,21 @@ export function numbers(texts: readonly string[], line: number, what: string): n
 export function fileTerm(name: string, kind: TermKind, parameterWords: readonly string[], line: number): FileTerm {
   const expected: number = TERM_PARAMETERS[kind];
   const values = numbers(parameterWords, line, `term "${name}"`);
-  if (values.length > MAX_TERM_NUMBERS) throw new FormatError(line, 'term size', `term "${name}" has ${values.length} numbers; a term holds at most ${MAX_TERM_NUMBERS}`);
+  if (values.length > MAX_TERM_NUMBERS)
+    throw new FormatError(line, 'term size', `term "${name}" has ${values.length} numbers; a term holds at most ${MAX_TERM_NUMBERS}`);
   if (kind === 'discrete') {
     const height = values.length % 2 === 1 ? values.pop()! : 1;
-    if (values.length < 4) throw new FormatError(line, 'Discrete', `a Discrete term takes at least two x y pairs, got ${values.length} numbers in term "${name}"`);
+    if (values.length < 4)
+      throw new FormatError(line, 'Discrete', `a Discrete term takes at least two x y pairs, got ${values.length} numbers in term "${name}"`);
     return { name, line, kind, parameters: values, height };
   }
   if (kind === 'linear') return { name, line, kind, parameters: values, height: 1 };
   if (values.length !== expected && values.length !== expected + 1) {
-    throw new FormatError(line, kind, `a ${kind} term takes ${expected} numbers${kind === 'constant' ? '' : ' (and an optional height)'}, got ${values.length} in term "${name}"`);
+    throw new FormatError(
+      line,
+      kind,
+      `a ${kind} term takes ${expected} numbers${kind === 'constant' ? '' : ' (and an optional height)'}, got ${values.length} in term "${name}"`,
+    );
   }
   return { name, line, kind, parameters: values.slice(0, expected), height: values[expected] ?? 1 };
 }

@@ -142,7 +142,9 @@ export function readRule(text: string, line: number): string {
   const words = ruleWords(text);
   const then = words.findIndex((word) => word.toLowerCase() === 'then');
   const converted = words.map((word, i) => (i > then && then >= 0 && word.toLowerCase() === 'and' ? ',' : word));
-  const quoted = converted.map((word) => (/^[^\s(),"\\]+$/.test(word) || word.startsWith('"') || word === '(' || word === ')' || word === ',' ? word : JSON.stringify(word)));
+  const quoted = converted.map((word) =>
+    /^[^\s(),"\\]+$/.test(word) || word.startsWith('"') || word === '(' || word === ')' || word === ',' ? word : JSON.stringify(word),
+  );
   try {
     const ast = parseRule(quoted.join(' '));
     if (ast.type !== 'if') throw new FormatError(line, 'rule', `expected an IF rule: ${text}`);
@@ -164,7 +166,9 @@ export function checkedModel(name: string, definition: AgentDefinition, lines: {
     if (!(error instanceof AgentValidationError)) throw error;
     const issue = error.issues[0]!;
     const rule = /^rules\[(\d+)\]$/.exec(issue.path);
-    const line = rule ? lines.rules[Number(rule[1])] : lines.variables.get(issue.path.split('.').slice(0, 3).join('.')) ?? lines.variables.get(issue.path.split('.').slice(0, 2).join('.'));
+    const line = rule
+      ? lines.rules[Number(rule[1])]
+      : (lines.variables.get(issue.path.split('.').slice(0, 3).join('.')) ?? lines.variables.get(issue.path.split('.').slice(0, 2).join('.')));
     throw new FormatError(line ?? lines.file, issue.path || 'agent', issue.message);
   }
   return { name, definition };
@@ -188,15 +192,20 @@ const RESERVED = new Set([
 /** Throws unless `name` can be written in a model file: an identifier that is no keyword. */
 export function writableName(name: string, format: string): string {
   if (!IDENTIFIER.test(name) || RESERVED.has(name.toLowerCase())) {
-    throw new FormatError(0, 'name', `the name ${JSON.stringify(name)} cannot be written in ${format}: names there are identifiers (letters, digits, _) and no keyword; rename it`);
+    throw new FormatError(
+      0,
+      'name',
+      `the name ${JSON.stringify(name)} cannot be written in ${format}: names there are identifiers (letters, digits, _) and no keyword; rename it`,
+    );
   }
   return name;
 }
 
 /** A set as a file term: its shape, and, for a shoulder, the ramp it is (0 at `from`, 1 at `to`). */
-export function setShapeOf(points: SetDefinition, range: readonly [number, number]):
-  | { kind: 'triangle' | 'trapezoid'; points: readonly number[] }
-  | { kind: 'ramp'; from: number; to: number } {
+export function setShapeOf(
+  points: SetDefinition,
+  range: readonly [number, number],
+): { kind: 'triangle' | 'trapezoid'; points: readonly number[] } | { kind: 'ramp'; from: number; to: number } {
   if (points.length === 3) return { kind: 'triangle', points };
   if (points.length === 4) return { kind: 'trapezoid', points };
   return isFallingShoulder(points, range) ? { kind: 'ramp', from: points[1]!, to: points[0]! } : { kind: 'ramp', from: points[0]!, to: points[1]! };
@@ -222,7 +231,9 @@ export function writeCondition(condition: Condition, format: string, notGroups: 
     case 'and':
     case 'or':
       return condition.operands
-        .map((operand) => (operand.type === 'and' || operand.type === 'or' ? `(${writeCondition(operand, format, notGroups)})` : writeCondition(operand, format, notGroups)))
+        .map((operand) =>
+          operand.type === 'and' || operand.type === 'or' ? `(${writeCondition(operand, format, notGroups)})` : writeCondition(operand, format, notGroups),
+        )
         .join(` ${condition.type} `);
   }
 }

@@ -24,7 +24,13 @@ export function nearestNeighbours(data: Dataset, points: Int32Array, k: number, 
 }
 
 /** nearestNeighbours a block of points at a time, awaiting `pause` before each block. */
-export async function nearestNeighboursInSlices(data: Dataset, points: Int32Array, k: number, among: Int32Array | undefined, pause: Pause): Promise<Neighbourhoods> {
+export async function nearestNeighboursInSlices(
+  data: Dataset,
+  points: Int32Array,
+  k: number,
+  among: Int32Array | undefined,
+  pause: Pause,
+): Promise<Neighbourhoods> {
   const hoods = emptyNeighbourhoods(data, points, k, among);
   const pool = among ?? everyIndex(data.size);
   for (let p = 0; p < points.length; p++) {

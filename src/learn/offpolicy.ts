@@ -42,7 +42,9 @@ function robustMean(values: Float64Array): Interval {
     counts[i % BLOCKS]! += 1;
     sum += values[i]!;
   }
-  const means = Array.from(sums, (s, b) => s / counts[b]!).filter(Number.isFinite).sort((a, b) => a - b);
+  const means = Array.from(sums, (s, b) => s / counts[b]!)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   const middle = means.length >> 1;
   const value = means.length % 2 ? means[middle]! : (means[middle - 1]! + means[middle]!) / 2;
   const mean = sum / n;
@@ -86,7 +88,10 @@ export async function offPolicyEstimate(
 ): Promise<OffPolicyEstimate> {
   const { correction = 'each', pause = async () => {} } = options;
   const outputCount = data.outputScale.names.length;
-  const order = shuffle(Array.from({ length: data.size }, (_, i) => i), random);
+  const order = shuffle(
+    Array.from({ length: data.size }, (_, i) => i),
+    random,
+  );
   const halves = [Int32Array.from(order.filter((_, i) => i % 2 === 0)), Int32Array.from(order.filter((_, i) => i % 2 === 1))];
   const modelled = { before: new Float64Array(data.size), after: new Float64Array(data.size) };
   const weights = { before: new Float64Array(data.size), after: new Float64Array(data.size) };
@@ -102,7 +107,10 @@ export async function offPolicyEstimate(
     };
     const observed = await at(data.returned);
     points.forEach((point, p) => (residual[point] = data.metric[point]! - observed[p]!));
-    for (const [which, answers] of [['before', before], ['after', after]] as const) {
+    for (const [which, answers] of [
+      ['before', before],
+      ['after', after],
+    ] as const) {
       const values = await at(answers);
       points.forEach((point, p) => {
         modelled[which][point] = values[p]!;
@@ -122,10 +130,21 @@ export async function offPolicyEstimate(
   if (correction === 'each') {
     const score = (which: 'before' | 'after') => modelled[which].map((value, i) => value + weights[which][i]! * residual[i]!);
     const [scoreBefore, scoreAfter] = [score('before'), score('after')];
-    return { before: robustMean(scoreBefore), after: robustMean(scoreAfter), gain: robustMean(scoreAfter.map((value, i) => value - scoreBefore[i]!)), weighted };
+    return {
+      before: robustMean(scoreBefore),
+      after: robustMean(scoreAfter),
+      gain: robustMean(scoreAfter.map((value, i) => value - scoreBefore[i]!)),
+      weighted,
+    };
   }
   // every evaluation's neighbours in inputs, over the whole log: the residuals a situation's correction averages
-  const near = await nearestNeighboursInSlices(data, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause);
+  const near = await nearestNeighboursInSlices(
+    data,
+    Int32Array.from({ length: data.size }, (_, i) => i),
+    NEIGHBOURS,
+    undefined,
+    pause,
+  );
   const kernel = near.distance2.map((d) => Math.exp(-d / (2 * bandwidths.input ** 2)));
   const correctBy = (w: Float64Array): Correction => ({ sign: 1, ...localCorrection(near, kernel, w, residual) });
   const estimate = (model: Float64Array, corrections: readonly Correction[]): Interval => {

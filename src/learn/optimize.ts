@@ -174,7 +174,15 @@ export async function optimizeAgent(
     report();
     const after = estimator.estimate(outputsAt(table.definition, pointInputs, data)!) * metricScale;
     const offPolicy = await offPolicyOf(table.definition);
-    return { status: 'optimized', definition: table.definition, evaluationsUsed: data.size, before: estimator.estimate(initialOutputs) * metricScale, after, changes: table.changes, ...(offPolicy ? { offPolicy } : {}) };
+    return {
+      status: 'optimized',
+      definition: table.definition,
+      evaluationsUsed: data.size,
+      before: estimator.estimate(initialOutputs) * metricScale,
+      after,
+      changes: table.changes,
+      ...(offPolicy ? { offPolicy } : {}),
+    };
   }
   const threshold = MIN_GAIN * standardDeviation(data.metric);
   let best = tuning.initial;
@@ -246,10 +254,20 @@ async function doublyRobust(before: AgentDefinition, after: AgentDefinition, inp
   await pause();
   const compiled = compileAgent(before);
   // its cost grows with the square of the evaluations it uses: a seeded sample beyond OFF_POLICY_MOST
-  const offData = data.size > OFF_POLICY_MOST ? datasetOf(rowsOf(columns, samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2))), compiled.inputs, compiled.outputs) : data;
+  const offData =
+    data.size > OFF_POLICY_MOST
+      ? datasetOf(rowsOf(columns, samplePoints(data.size, OFF_POLICY_MOST, seededRandom(seed + 2))), compiled.inputs, compiled.outputs)
+      : data;
   const answers = (agent: AgentDefinition) => outputsAt(agent, offData.agentInputs, offData)!;
-  const estimate = await offPolicyEstimate(offData, bandwidths, answers(before), answers(after), seededRandom(seed + 1), { pause, ...(correction ? { correction } : {}) });
-  const scaled = (interval: Interval): Interval => ({ value: interval.value * metricScale, low: interval.low * metricScale, high: interval.high * metricScale });
+  const estimate = await offPolicyEstimate(offData, bandwidths, answers(before), answers(after), seededRandom(seed + 1), {
+    pause,
+    ...(correction ? { correction } : {}),
+  });
+  const scaled = (interval: Interval): Interval => ({
+    value: interval.value * metricScale,
+    low: interval.low * metricScale,
+    high: interval.high * metricScale,
+  });
   return { before: scaled(estimate.before), after: scaled(estimate.after), gain: scaled(estimate.gain), weighted: estimate.weighted };
 }
 
@@ -294,7 +312,18 @@ export async function compareAgents(
   // neighbour), against neighbours near in answers as well as in inputs: the versions compared may
   // earn very differently in one situation, and that is no outlier.
   const joint = answersAsInputs(data);
-  await pullInHeavyTails(data, await nearestNeighboursInSlices(joint, Int32Array.from({ length: data.size }, (_, i) => i), NEIGHBOURS, undefined, pause), pause, COMPARE_HUBER_SPREADS);
+  await pullInHeavyTails(
+    data,
+    await nearestNeighboursInSlices(
+      joint,
+      Int32Array.from({ length: data.size }, (_, i) => i),
+      NEIGHBOURS,
+      undefined,
+      pause,
+    ),
+    pause,
+    COMPARE_HUBER_SPREADS,
+  );
   const columns = { ...logged, metric: data.metric };
   await pause();
   const hoods = await nearestNeighboursInSlices(data, samplePoints(data.size, COMPARE_POINTS, seededRandom(seed)), NEIGHBOURS, undefined, pause);
@@ -338,8 +367,16 @@ async function pullInHeavyTails(data: Dataset, hoods: Neighbourhoods, pause: Pau
 }
 
 /** The estimator again after pulling in heavy tails at its estimation points, bandwidths too (they were chosen with the wild values in). */
-async function huberised(data: Dataset, hoods: Neighbourhoods, estimator: MetricEstimator, recency: Float64Array | undefined, pause: Pause): Promise<MetricEstimator> {
-  return (await pullInHeavyTails(data, hoods, pause)) === 0 ? estimator : new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
+async function huberised(
+  data: Dataset,
+  hoods: Neighbourhoods,
+  estimator: MetricEstimator,
+  recency: Float64Array | undefined,
+  pause: Pause,
+): Promise<MetricEstimator> {
+  return (await pullInHeavyTails(data, hoods, pause)) === 0
+    ? estimator
+    : new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
 }
 
 interface TableSearch {
@@ -383,7 +420,11 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
     for (const cell of cellsFiring(layout, data.inputs.subarray(point * inputCount, (point + 1) * inputCount))) reached[cell]!.push(p);
   });
   const scoreAt = (candidate: Float64Array, at: Int32Array): number => {
-    const outputs = outputsAt(tableAgent(original, layout, candidate), Array.from(at, (p) => pointInputs[p]!), data);
+    const outputs = outputsAt(
+      tableAgent(original, layout, candidate),
+      Array.from(at, (p) => pointInputs[p]!),
+      data,
+    );
     if (!outputs) return -Infinity;
     let sum = 0;
     for (const value of estimator.estimateEach(outputs, at)) sum += value;
@@ -392,13 +433,18 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
   let done = 0;
   for (let pass = 0; pass < TABLE_PASSES; pass++) {
     let moved = false;
-    for (const cell of shuffle(layout.cells.map((_, c) => c), random)) {
+    for (const cell of shuffle(
+      layout.cells.map((_, c) => c),
+      random,
+    )) {
       const at = Int32Array.from(reached[cell]!);
       if (at.length === 0) continue;
       for (let o = 0; o < outputCount; o++) {
         const { range } = layout.outputs[o]!;
         const width = range[1] - range[0] || 1;
-        const logged = Array.from(at, (p) => data.returned[points[p]! * outputCount + o]!).filter((v) => v === v).sort((a, b) => a - b);
+        const logged = Array.from(at, (p) => data.returned[points[p]! * outputCount + o]!)
+          .filter((v) => v === v)
+          .sort((a, b) => a - b);
         if (logged.length === 0) continue;
         const spread = data.explorationSpread[o]!;
         const low = Math.max(0, logged[Math.floor(logged.length * 0.02)]! - spread);
@@ -431,7 +477,8 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
     layout.outputs.forEach(({ name }, o) => {
       const from = initial[c * outputCount + o]!;
       const to = (definition.outputs[name]![layout.setNames[c]!] as SetDefinition)[1]!;
-      if (Math.abs(to - from) > 1e-9 * (Math.abs(from) + 1)) changes.push({ kind: 'set', side: 'outputs', variable: name, set: layout.setNames[c]!, point: 1, from, to });
+      if (Math.abs(to - from) > 1e-9 * (Math.abs(from) + 1))
+        changes.push({ kind: 'set', side: 'outputs', variable: name, set: layout.setNames[c]!, point: 1, from, to });
     }),
   );
   return { definition, changes };
@@ -487,7 +534,11 @@ function answersLess(outputs: Float64Array, initial: Float64Array): boolean {
 function samplePoints(size: number, most: number, random: () => number): Int32Array {
   const all = Array.from({ length: size }, (_, i) => i);
   if (size <= most) return Int32Array.from(all);
-  return Int32Array.from(shuffle(all, random).slice(0, most).sort((a, b) => a - b));
+  return Int32Array.from(
+    shuffle(all, random)
+      .slice(0, most)
+      .sort((a, b) => a - b),
+  );
 }
 
 /** What the agent answers at each input, as shares of the output ranges; undefined if it does not compile. */

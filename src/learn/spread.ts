@@ -34,7 +34,11 @@ const MOST_COLUMNS = 160;
  * deviations of the median are pulled in first, so one huge outcome cannot widen or narrow anything.
  * Awaits `pause` between blocks of draws.
  */
-export async function spreadFor(columns: LogColumns, agent: Pick<CompiledAgent, 'inputs' | 'outputs'>, pause: Pause = async () => {}): Promise<Record<string, number>> {
+export async function spreadFor(
+  columns: LogColumns,
+  agent: Pick<CompiledAgent, 'inputs' | 'outputs'>,
+  pause: Pause = async () => {},
+): Promise<Record<string, number>> {
   const outputNames = columns.outputNames;
   const inputCount = columns.inputNames.length;
   const outputCount = outputNames.length;
@@ -48,7 +52,8 @@ export async function spreadFor(columns: LogColumns, agent: Pick<CompiledAgent, 
   for (let i = 0; i < columns.size; i++) {
     if (!(columns.density[i]! > 0) || !Number.isFinite(columns.metric[i]!)) continue;
     let complete = true;
-    for (let o = 0; o < outputCount; o++) if (!Number.isFinite(columns.crisp[i * outputCount + o]!) || !Number.isFinite(columns.returned[i * outputCount + o]!)) complete = false;
+    for (let o = 0; o < outputCount; o++)
+      if (!Number.isFinite(columns.crisp[i * outputCount + o]!) || !Number.isFinite(columns.returned[i * outputCount + o]!)) complete = false;
     if (complete) rows.push(i);
   }
   if (rows.length < SPREAD_DRAWS) return widest;

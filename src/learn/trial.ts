@@ -134,7 +134,15 @@ export async function situationAdjusted(
   await pause();
   const outputs = Object.entries(compiled.outputs);
   const slopes = new Float64Array(trial.length * outputs.length);
-  const baseline = estimator.estimateEach(outputsAt(current, trial.map(({ input }) => input), data)!, undefined, slopes);
+  const baseline = estimator.estimateEach(
+    outputsAt(
+      current,
+      trial.map(({ input }) => input),
+      data,
+    )!,
+    undefined,
+    slopes,
+  );
   return Float64Array.from(trial, ({ metric, crisp, returned, density }, p) => {
     let drawEffect = 0;
     // only autopilot's draws are known (policy.ts)

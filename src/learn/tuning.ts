@@ -14,7 +14,15 @@ export type Move =
 
 /** One number that moved between the agent given and the agent proposed. */
 export type Change =
-  | { readonly kind: 'set'; readonly side: Side; readonly variable: string; readonly set: string; readonly point: number; readonly from: number; readonly to: number }
+  | {
+      readonly kind: 'set';
+      readonly side: Side;
+      readonly variable: string;
+      readonly set: string;
+      readonly point: number;
+      readonly from: number;
+      readonly to: number;
+    }
   | { readonly kind: 'weight'; readonly rule: number; readonly from: number; readonly to: number };
 
 type Sets = Readonly<Record<string, SetDefinition | TermDefinition>>;

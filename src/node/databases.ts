@@ -38,7 +38,10 @@ export function postgresDatabase(connectionString: string, options: { schema?: s
         return result;
       } catch (error) {
         // a connection whose rollback failed is in an unknown state: destroy it
-        const broken = await client.query('ROLLBACK').then(() => undefined, (rollback: unknown) => rollback);
+        const broken = await client.query('ROLLBACK').then(
+          () => undefined,
+          (rollback: unknown) => rollback,
+        );
         client.release(broken instanceof Error ? broken : undefined);
         throw error;
       }

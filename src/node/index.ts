@@ -186,7 +186,12 @@ export function createRequestListener(service: Handler, options: ListenerOptions
         outgoing.end();
         return;
       }
-      const refused = errorResponse(new ApiError('Forbidden', `origin ${JSON.stringify(clip(incoming.headers.origin ?? '', 200))} is not among the origins this server answers (its cors.origins)`));
+      const refused = errorResponse(
+        new ApiError(
+          'Forbidden',
+          `origin ${JSON.stringify(clip(incoming.headers.origin ?? '', 200))} is not among the origins this server answers (its cors.origins)`,
+        ),
+      );
       void refused.text().then((text) => {
         outgoing.writeHead(refused.status, { 'Content-Type': refused.headers.get('content-type')! });
         outgoing.end(text);

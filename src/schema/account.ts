@@ -4,10 +4,7 @@ import { z } from 'zod';
 export const accountBodySchema = z
   .object(
     {
-      name: z
-        .string({ error: 'name must be a string' })
-        .max(200, { error: 'name must be at most 200 characters' })
-        .nullish(),
+      name: z.string({ error: 'name must be a string' }).max(200, { error: 'name must be at most 200 characters' }).nullish(),
     },
     { error: 'the body must be a JSON object, e.g. {"name": "my app"}' },
   )

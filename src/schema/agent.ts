@@ -26,7 +26,7 @@ function termShape(kind: TermKind): z.ZodRawShape {
   const height = { height: z.number({ error: `${kind}'s height must be a number above 0 and at most 1` }).optional() };
   if (kind === 'discrete') {
     const point = z.tuple([parameter(kind, 'x'), parameter(kind, 'y')], { error: 'each point of a discrete term is [x, y]' });
-    return { points: z.array(point, { error: 'a discrete term\'s points are [[x, y], …]' }), ...height };
+    return { points: z.array(point, { error: "a discrete term's points are [[x, y], …]" }), ...height };
   }
   if (kind === 'linear') {
     return {
@@ -97,9 +97,12 @@ const outputOperatorsSchema = z.strictObject(
   },
 );
 
-const rangeSchema = z.tuple([z.number({ error: 'a range is [min, max], two finite numbers' }), z.number({ error: 'a range is [min, max], two finite numbers' })], {
-  error: 'a range is [min, max], two finite numbers',
-});
+const rangeSchema = z.tuple(
+  [z.number({ error: 'a range is [min, max], two finite numbers' }), z.number({ error: 'a range is [min, max], two finite numbers' })],
+  {
+    error: 'a range is [min, max], two finite numbers',
+  },
+);
 
 /** The agent's operators and inference settings, each optional (docs/ENGINE.md, "Operators" and "Term kinds, universes, operators"). */
 export const operatorsSchema = z.strictObject(
@@ -109,9 +112,15 @@ export const operatorsSchema = z.strictObject(
     implication: operatorChoice('implication', OPERATOR_CHOICES.implication),
     aggregation: operatorChoice('aggregation', OPERATOR_CHOICES.aggregation),
     defuzzification: operatorChoice('defuzzification', OPERATOR_CHOICES.defuzzification),
-    activationThreshold: z.number({ error: 'activationThreshold is a number from 0 to 1' }).min(0, { error: 'activationThreshold is a number from 0 to 1' }).max(1, { error: 'activationThreshold is a number from 0 to 1' }).optional(),
+    activationThreshold: z
+      .number({ error: 'activationThreshold is a number from 0 to 1' })
+      .min(0, { error: 'activationThreshold is a number from 0 to 1' })
+      .max(1, { error: 'activationThreshold is a number from 0 to 1' })
+      .optional(),
     ranges: z.record(nameText('a variable name'), rangeSchema, { error: recordError('ranges map variable name → [min, max]') }).optional(),
-    outputs: z.record(nameText('an output name'), outputOperatorsSchema, { error: recordError('operators.outputs maps output name → its own operators') }).optional(),
+    outputs: z
+      .record(nameText('an output name'), outputOperatorsSchema, { error: recordError('operators.outputs maps output name → its own operators') })
+      .optional(),
   },
   {
     error: (issue) =>
@@ -128,10 +137,7 @@ export const operatorsSchema = z.strictObject(
  */
 export const agentBodySchema = z.object(
   {
-    name: z
-      .string({ error: 'name must be a string' })
-      .max(200, { error: 'name must be at most 200 characters' })
-      .default(''),
+    name: z.string({ error: 'name must be a string' }).max(200, { error: 'name must be at most 200 characters' }).default(''),
     inputs: variablesSchema('inputs'),
     outputs: variablesSchema('outputs'),
     rules: z.array(z.string({ error: 'every rule must be a string' }), {

@@ -11,7 +11,7 @@ export const autopilotSwitchSchema = z.strictObject(
 
 /** The body of POST /agent/:id/rollback. */
 export const rollbackBodySchema = z.strictObject(
-  { version: z.string({ error: 'version must be the id of one of the agent\'s versions' }).min(1, { error: 'version must not be empty' }) },
+  { version: z.string({ error: "version must be the id of one of the agent's versions" }).min(1, { error: 'version must not be empty' }) },
   { error: 'the body must be {"version": "<id of an earlier version>"}' },
 );
 

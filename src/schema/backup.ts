@@ -28,7 +28,9 @@ const id = z
   .max(200)
   .regex(/^[A-Za-z0-9_-]+$/, { error: 'an id is letters, digits, "-" and "_", as the service makes them' });
 /** An evaluation's or feedback's id, a UUID as the service makes them. */
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'an evaluation or feedback id is a UUID, as the service makes them' });
+const uuid = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'an evaluation or feedback id is a UUID, as the service makes them' });
 const numbers = z.record(z.string().min(1).max(200), z.number());
 
 /** How deep a version's `evidence` nests, and how large it is written: autopilot's is 3 deep and a few hundred bytes. */

@@ -123,9 +123,7 @@ export function recordError(message: string) {
 
 /** Zod's issue path `["inputs", "very low", 1]` as `inputs.very low[1]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
-    .join('');
+  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
 }
 
 /** A 400 from a failed zod parse, listing every issue by path. */

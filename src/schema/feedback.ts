@@ -15,10 +15,7 @@ export const feedbackFull = (reqID: string) =>
 /** Feedback's metrics, as POST /evaluation/:id/feedback and every backup and push line take them. */
 export const metricsSchema = z
   .record(
-    z
-      .string()
-      .min(1, { error: 'a metric name must not be empty' })
-      .max(200, { error: 'a metric name must be at most 200 characters' }),
+    z.string().min(1, { error: 'a metric name must not be empty' }).max(200, { error: 'a metric name must be at most 200 characters' }),
     z.number({ error: 'every metric value must be a finite number' }),
     { error: recordError('feedback must map metric name → number') },
   )

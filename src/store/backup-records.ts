@@ -10,7 +10,18 @@ export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & {
 export function versionLine(version: VersionRecord, retired: boolean): VersionLine {
   const { id, versionOf, name, inputs, outputs, rules, performance, operators, createdAt, seq, origin, evidence } = version;
   return {
-    kind: 'version', id, versionOf, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, seq, retired,
+    kind: 'version',
+    id,
+    versionOf,
+    name,
+    inputs,
+    outputs,
+    rules,
+    ...(performance ? { performance } : {}),
+    ...(operators ? { operators } : {}),
+    createdAt,
+    seq,
+    retired,
     ...(origin ? { origin } : {}),
     ...(evidence ? { evidence } : {}),
   };
@@ -18,7 +29,20 @@ export function versionLine(version: VersionRecord, retired: boolean): VersionLi
 
 export function agentLine(agent: AgentRecord): BackupRecord {
   const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion, versionCount } = agent;
-  return { kind: 'agent', id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion, versionCount };
+  return {
+    kind: 'agent',
+    id,
+    name,
+    inputs,
+    outputs,
+    rules,
+    ...(performance ? { performance } : {}),
+    ...(operators ? { operators } : {}),
+    createdAt,
+    updatedAt,
+    latestVersion,
+    versionCount,
+  };
 }
 
 export const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecord => ({ kind: 'deletion', id, deletedAt });
@@ -26,18 +50,30 @@ export const deletionLine = ({ id, deletedAt }: DeletedAgentRecord): BackupRecor
 export function evaluationLine(log: EvaluationRecord): BackupRecord {
   const { reqID, agentID, versionID, input, crisp, returned, density, createdAt, trace } = log;
   return {
-    kind: 'evaluation', reqID, agentID, versionID, input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }),
-    createdAt, ...(trace ? { trace } : {}),
+    kind: 'evaluation',
+    reqID,
+    agentID,
+    versionID,
+    input,
+    crisp,
+    ...(returned ? { returned } : {}),
+    ...(density === undefined ? {} : { density }),
+    createdAt,
+    ...(trace ? { trace } : {}),
   };
 }
 
-export const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({ kind: 'feedback', id, evaluationLog, data, createdAt });
+export const feedbackLine = ({ id, evaluationLog, data, createdAt }: FeedbackRecord): BackupRecord => ({
+  kind: 'feedback',
+  id,
+  evaluationLog,
+  data,
+  createdAt,
+});
 
 /** JSON with object keys sorted: two records are the same whatever order their fields were written in. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_, item: unknown) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
+    item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
   );
 }

@@ -114,10 +114,16 @@ const MAX_DRAW_DENSITY = 1 / (NARROWEST_SPREAD * Math.sqrt(2 * Math.PI)) / 0.5;
  * it was drawn for and no higher than autopilot's draws make it. Learning pools every replica's
  * logs: a forged crisp of 1e308 or a density of any size would skew every estimate.
  */
-export function logRefusal(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density'>, version: Pick<VersionRecord, 'inputs' | 'outputs'>): string | undefined {
+export function logRefusal(
+  log: Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density'>,
+  version: Pick<VersionRecord, 'inputs' | 'outputs'>,
+): string | undefined {
   const input = Object.keys(log.input).find((name) => !Object.hasOwn(version.inputs, name));
   if (input !== undefined) return `input "${input}" is not an input`;
-  for (const [what, outputs] of [['crisp', log.crisp], ['returned', log.returned ?? {}]] as const) {
+  for (const [what, outputs] of [
+    ['crisp', log.crisp],
+    ['returned', log.returned ?? {}],
+  ] as const) {
     for (const [name, value] of Object.entries(outputs)) {
       if (!Object.hasOwn(version.outputs, name)) return `output "${name}" is not an output`;
       const [min, max] = range(version.outputs[name]!);
@@ -127,7 +133,8 @@ export function logRefusal(log: Pick<EvaluationRecord, 'input' | 'crisp' | 'retu
   if (log.density !== undefined) {
     const drawn = Object.keys(log.returned ?? {}).length;
     if (drawn === 0) return 'a density comes only with the "returned" answers it was drawn for';
-    if (log.density > MAX_DRAW_DENSITY ** drawn) return `density ${log.density} is above what autopilot's draws of ${drawn} output${drawn === 1 ? '' : 's'} can have (${MAX_DRAW_DENSITY ** drawn})`;
+    if (log.density > MAX_DRAW_DENSITY ** drawn)
+      return `density ${log.density} is above what autopilot's draws of ${drawn} output${drawn === 1 ? '' : 's'} can have (${MAX_DRAW_DENSITY ** drawn})`;
   }
   return undefined;
 }
@@ -146,7 +153,8 @@ const countNotAbove = (agentID: string, count: number, id: string, seq: number) 
 const elsewhere = (what: string, id: string) =>
   `${what} "${id}" belongs to another account here; a backup keeps its ids, so import it into the account it came from or into another database`;
 
-const latestFirst = (record: { id: string; latestVersion: string }) => `agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`;
+const latestFirst = (record: { id: string; latestVersion: string }) =>
+  `agent "${record.id}": its latest version "${record.latestVersion}" must come on a line before it`;
 const notItsLatest = (record: { id: string; latestVersion: string }) =>
   `agent "${record.id}" differs from its latest version "${record.latestVersion}"; an agent is defined as its latest version is`;
 const differs = (what: string, id: string) => `${what} "${id}" differs from the stored ${what} with that id`;
@@ -238,7 +246,8 @@ export async function importLines(
     const agent = agents.get(record.agentID);
     const version = versions.get(record.versionID);
     if (agent && (record.trace || version)) return storeLog(record, agent, version, refuse);
-    return (async () => storeLog(record, agent ?? (await readAgent(record.agentID)), record.trace ? undefined : (version ?? (await readVersion(record.versionID))), refuse))();
+    return (async () =>
+      storeLog(record, agent ?? (await readAgent(record.agentID)), record.trace ? undefined : (version ?? (await readVersion(record.versionID))), refuse))();
   }
 
   function storeLog(

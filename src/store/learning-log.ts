@@ -195,7 +195,11 @@ export class LearningLogBuilder {
  * (NaN where none carries it), clipped to ±METRIC_LIMIT as all of learning reads it; every name
  * posted goes to `names`.
  */
-export function latestValues(feedback: Iterable<{ readonly data: Readonly<Record<string, number>> }>, metrics: readonly string[], names: Set<string>): Float64Array {
+export function latestValues(
+  feedback: Iterable<{ readonly data: Readonly<Record<string, number>> }>,
+  metrics: readonly string[],
+  names: Set<string>,
+): Float64Array {
   const values = new Float64Array(metrics.length).fill(NaN);
   for (const { data } of feedback) {
     for (const name of Object.keys(data)) names.add(name);

@@ -42,7 +42,6 @@ export interface VersionRecord extends Definition {
   evidence?: Record<string, unknown>;
 }
 
-
 export interface Provenance {
   origin: VersionOrigin;
   evidence?: Record<string, unknown>;

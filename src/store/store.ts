@@ -107,7 +107,15 @@ export interface FuzzboxStore {
    * stored revision, as writeAutopilot), or undefined to store neither. Conflict if the agent is
    * no longer at `basedOn`, or if another writer stored the state meanwhile.
    */
-  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined>;
+  addCandidateVersion(
+    userID: string,
+    id: string,
+    basedOn: string,
+    body: AgentBody,
+    parsedRules: unknown[],
+    provenance: Provenance,
+    decide: CandidateDecision,
+  ): Promise<Candidate | undefined>;
   /** Makes an existing version of the agent its latest (definition included), only if it is still at `basedOn` (else Conflict). */
   promoteVersion(userID: string, id: string, versionID: string, basedOn: string): Promise<AgentRecord>;
   /** Removes the agent and leaves a tombstone; its logs stay readable. */

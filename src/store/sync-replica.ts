@@ -25,7 +25,13 @@ export interface Pushable {
 export interface SyncReplica {
   readSyncState(userID: string, url: string): Promise<SyncStateRecord>;
   updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>): Promise<SyncStateRecord>;
-  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]): Promise<Merged>;
+  mergePulled(
+    userID: string,
+    url: string,
+    lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+    checkpoint: string | null | undefined,
+    autopilot?: readonly AutopilotLine[],
+  ): Promise<Merged>;
   readPushable(userID: string, cursor: PushCursor, limit: number): Promise<Pushable>;
   countPending(userID: string, cursor: PushCursor): Promise<number>;
 }

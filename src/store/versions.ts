@@ -75,7 +75,10 @@ export const UPDATED: Provenance = { origin: 'updated' };
  */
 export function stillAt(current: AgentRecord, basedOn: string): AgentRecord {
   if (current.latestVersion !== basedOn) {
-    throw new ApiError('Conflict', `agent "${current.id}" got a new version (${current.latestVersion}) meanwhile, so nothing was saved: read it again and retry`);
+    throw new ApiError(
+      'Conflict',
+      `agent "${current.id}" got a new version (${current.latestVersion}) meanwhile, so nothing was saved: read it again and retry`,
+    );
   }
   return current;
 }

@@ -157,7 +157,11 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
     // An API is never navigated to: a page at a service path (an app's own /account) is the app's.
     if (isServiceRequest(url) && event.request.mode !== 'navigate') {
       // then(): a service that cannot even be created (say, a bad retention option) answers a 500 too
-      event.respondWith(Promise.resolve().then(() => using((service) => service.handle(event.request))).catch(internalError));
+      event.respondWith(
+        Promise.resolve()
+          .then(() => using((service) => service.handle(event.request)))
+          .catch(internalError),
+      );
     } else if (url.origin === worker.location.origin) {
       offline?.answer(event);
     }

@@ -33,11 +33,17 @@ async function seed(service: TestService, apiKey: string) {
   const kept = (await service.call('POST', 'agent', { key: apiKey, body: tippingAgent('kept') })).body;
   await service.call('PUT', `agent/${kept.id}`, { key: apiKey, body: { ...tippingAgent('kept v2'), performance: { stars: 'maximize' } } });
   const gone = (await service.call('POST', 'agent', { key: apiKey, body: tippingAgent('gone') })).body;
-  const batch = Array.from({ length: 100 }, (_, i) => ({ service: (i % 11) }));
+  const batch = Array.from({ length: 100 }, (_, i) => ({ service: i % 11 }));
   const batchIDs = (await service.call('POST', `agent/${kept.id}?explore=0.1`, { key: apiKey, body: batch })).headers.get('X-Evaluation-ID')!.split(',');
   const single = (await service.call('POST', `agent/${kept.id}`, { key: apiKey, body: { service: 7 } })).headers.get('X-Evaluation-ID')!;
   const ofGone = (await service.call('POST', `agent/${gone.id}`, { key: apiKey, body: { service: 2 } })).headers.get('X-Evaluation-ID')!;
-  for (const [id, stars] of [[batchIDs[0]!, 1], [batchIDs[99]!, 5], [single, 3], [single, 4], [ofGone, 2]] as const) {
+  for (const [id, stars] of [
+    [batchIDs[0]!, 1],
+    [batchIDs[99]!, 5],
+    [single, 3],
+    [single, 4],
+    [ofGone, 2],
+  ] as const) {
     expect((await service.call('POST', `evaluation/${id}/feedback`, { key: apiKey, body: { stars } })).status).toBe(200);
   }
   expect((await service.call('DELETE', `agent/${gone.id}`, { key: apiKey })).status).toBe(200);
@@ -51,7 +57,10 @@ describe('export', () => {
     await seed(t, other);
     const { type, text } = await exportText(t, key);
     expect(type).toBe('application/x-ndjson');
-    const [header, ...lines] = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const [header, ...lines] = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(backupHeaderSchema.parse(header)).toEqual({ format: 'fuzzbox-backup', version: 2, exportedAt: expect.any(String) });
     // the last line counts the records between: a file cut off at a line boundary lacks it
     expect(lines.pop()).toEqual({ kind: 'end', records: lines.length });
@@ -59,7 +68,13 @@ describe('export', () => {
     // the records themselves, exactly as parsed: no field added or dropped
     expect(records).toEqual(lines);
     expect(records.map((record) => record.kind)).toEqual([
-      'version', 'version', 'agent', 'version', 'deletion', ...Array(102).fill('evaluation'), ...Array(5).fill('feedback'),
+      'version',
+      'version',
+      'agent',
+      'version',
+      'deletion',
+      ...Array(102).fill('evaluation'),
+      ...Array(5).fill('feedback'),
     ]);
     expect(records.filter((record) => record.kind === 'evaluation').map((record) => record.reqID)).toEqual(seeded.ids);
     expect(records.find((record) => record.kind === 'version' && record.versionOf === seeded.gone)).toMatchObject({ retired: true });
@@ -89,7 +104,13 @@ describe('import', () => {
       const lines = recordsOf(backup).length;
       expect(importResultSchema.parse(imported.body)).toEqual({ lines: lines + 2, imported: lines, unchanged: 0 });
       expect(recordsOf((await exportText(elsewhere, restoredKey)).text)).toEqual(recordsOf(backup));
-      for (const path of ['agent', `agent/${seeded.kept}`, `agent/${seeded.kept}/version`, `agent/${seeded.gone}`, ...seeded.ids.slice(98).flatMap((id) => [`evaluation/${id}`, `evaluation/${id}/feedback`])]) {
+      for (const path of [
+        'agent',
+        `agent/${seeded.kept}`,
+        `agent/${seeded.kept}/version`,
+        `agent/${seeded.gone}`,
+        ...seeded.ids.slice(98).flatMap((id) => [`evaluation/${id}`, `evaluation/${id}/feedback`]),
+      ]) {
         const [before, after] = [await t.call('GET', path, { key }), await elsewhere.call('GET', path, { key: restoredKey })];
         expect(after.status).toBe(before.status);
         // the same records, now the importer's
@@ -118,7 +139,7 @@ describe('import', () => {
     expect(await t.snapshot()).toBe(withFresh);
   });
 
-  test('evaluation ids are the account\'s own: another account may import the same ids, and neither sees the other\'s feedback', async () => {
+  test("evaluation ids are the account's own: another account may import the same ids, and neither sees the other's feedback", async () => {
     const seeded = await seed(t, key);
     const backup = (await exportText(t, key)).text;
     // the same logs under new agent, version and feedback ids (those are unique in the database)
@@ -144,7 +165,9 @@ describe('import', () => {
     const before = await t.snapshot();
     const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 3 }), ...lines.slice(1)].join('\n');
     const corrupt = [...lines.slice(0, 7), '{"kind": "evaluation", "reqID": ', ...lines.slice(7)].join('\n');
-    const changed = lines.map((line) => (line.includes(seeded.ids[50]!) && line.includes('"kind":"evaluation"') ? line.replace('"crisp":{"tip":', '"crisp":{"tip":1') : line)).join('\n');
+    const changed = lines
+      .map((line) => (line.includes(seeded.ids[50]!) && line.includes('"kind":"evaluation"') ? line.replace('"crisp":{"tip":', '"crisp":{"tip":1') : line))
+      .join('\n');
     const changedLine = lines.findIndex((line) => line.includes(seeded.ids[50]!)) + 1;
     const unknownKind = [...lines.slice(0, 3), '{"kind":"account","id":"x"}'].join('\n');
     const notABackup = '{"name": "an agent"}\n';
@@ -199,11 +222,12 @@ describe('import', () => {
     }
   });
 
-  test('a version numbered past its agent\'s count is refused: the next PUT would take its number', async () => {
+  test("a version numbered past its agent's count is refused: the next PUT would take its number", async () => {
     const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
     const header = (await exportText(t, key)).text.split('\n')[0]!;
     const at = '2026-01-01T00:00:00.000Z';
-    const version = (id: string, versionOf: string, seq: number) => JSON.stringify({ kind: 'version', id, versionOf, ...tippingAgent('later'), createdAt: at, seq, retired: false });
+    const version = (id: string, versionOf: string, seq: number) =>
+      JSON.stringify({ kind: 'version', id, versionOf, ...tippingAgent('later'), createdAt: at, seq, retired: false });
     const agentLine = (id: string, latestVersion: string, versionCount: number) =>
       JSON.stringify({ kind: 'agent', id, ...tippingAgent('later'), createdAt: at, updatedAt: at, latestVersion, versionCount });
     const before = await t.snapshot();
@@ -222,7 +246,7 @@ describe('import', () => {
     expect((await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('v2') })).status).toBe(200);
   });
 
-  test('another account\'s agent deleted on a full disk (versions left, no tombstone) cannot be taken over by an import', async () => {
+  test("another account's agent deleted on a full disk (versions left, no tombstone) cannot be taken over by an import", async () => {
     const other = await t.signup('owner');
     const agent = (await t.call('POST', 'agent', { key: other, body: tippingAgent() })).body;
     const reqID = (await t.call('POST', `agent/${agent.id}`, { key: other, body: { service: 3 } })).headers.get('X-Evaluation-ID');
@@ -285,7 +309,7 @@ describe('import', () => {
       const [, firstLog] = [lines[0], JSON.parse(lines[3]!)];
       expect((await fresh.call('GET', `evaluation/${firstLog.reqID}`, { key: freshKey })).body).toMatchObject({ input: firstLog.input, crisp: firstLog.crisp });
       const second = await importText(fresh, freshKey, backup);
-      expect(second.body).toEqual({ lines: lines.length, imported: lines.length - 2 - (2 * IMPORT_BATCH), unchanged: 2 * IMPORT_BATCH });
+      expect(second.body).toEqual({ lines: lines.length, imported: lines.length - 2 - 2 * IMPORT_BATCH, unchanged: 2 * IMPORT_BATCH });
       expect(recordsOf((await exportText(fresh, freshKey)).text)).toEqual(recordsOf(backup));
     } finally {
       await fresh.close();

@@ -129,11 +129,7 @@ const productRanking = {
     'hours since posted': { fresh: [0, 6], stale: [3, 48] },
   },
   outputs: { score: { low: [0, 25, 50], high: [50, 75, 100] } },
-  rules: [
-    'votes INCREASES score',
-    'IF comments IS lively THEN score IS high WITH 0.5',
-    'IF "hours since posted" IS stale THEN score IS low',
-  ],
+  rules: ['votes INCREASES score', 'IF comments IS lively THEN score IS high WITH 0.5', 'IF "hours since posted" IS stale THEN score IS low'],
   performance: { clicks: 'maximize', bounces: 'minimize' },
 };
 

@@ -12,9 +12,7 @@ afterEach(() => t.close());
 
 test('50 parallel PUTs to one agent → 51 versions; latestVersion is the last version written', async () => {
   const agent = (await t.call('POST', 'agent', { key, body: tippingAgent('put 0') })).body;
-  const puts = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent(`put ${i + 1}`) })),
-  );
+  const puts = await Promise.all(Array.from({ length: 50 }, (_, i) => t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent(`put ${i + 1}`) })));
   expect(puts.map((put) => put.status)).toEqual(Array(50).fill(200));
 
   const versions = (await t.call('GET', `agent/${agent.id}/version`, { key })).body as Array<{ id: string; createdAt: string }>;
@@ -57,16 +55,17 @@ test('1,000 concurrent evaluations → 1,000 logs, each readable with its own in
 });
 
 test('concurrent evaluations of many agents, some refused, each succeed or fail alone', async () => {
-  const agents = await Promise.all(
-    Array.from({ length: 40 }, async (_, i) => (await t.call('POST', 'agent', { key, body: tippingAgent(`agent ${i}`) })).body),
-  );
+  const agents = await Promise.all(Array.from({ length: 40 }, async (_, i) => (await t.call('POST', 'agent', { key, body: tippingAgent(`agent ${i}`) })).body));
   const deleted = agents[0]!.id;
   await t.call('DELETE', `agent/${deleted}`, { key });
   const before = (await t.storedLogIDs()).length;
   // every agent twice with a valid input, plus refusals mixed in: a deleted agent, an unknown
   // input, an agent that never existed
   const requests = [
-    ...agents.slice(1).flatMap((agent) => [agent.id, agent.id]).map((id) => ({ id, body: { service: 5 }, status: 200 })),
+    ...agents
+      .slice(1)
+      .flatMap((agent) => [agent.id, agent.id])
+      .map((id) => ({ id, body: { service: 5 }, status: 200 })),
     { id: deleted, body: { service: 5 }, status: 410 },
     { id: agents[1]!.id, body: { speed: 5 }, status: 400 },
     { id: 'NOPE', body: { service: 5 }, status: 404 },

@@ -194,11 +194,7 @@ describe('versions', () => {
     const put2 = await t.call('PUT', `agent/${created.body.id}`, { key, body: tippingAgent('v2') });
     const list = await t.call('GET', `agent/${created.body.id}/version`, { key });
     expect(list.status).toBe(200);
-    expect(list.body.map((v: { id: string }) => v.id)).toEqual([
-      created.body.latestVersion,
-      put1.body.latestVersion,
-      put2.body.latestVersion,
-    ]);
+    expect(list.body.map((v: { id: string }) => v.id)).toEqual([created.body.latestVersion, put1.body.latestVersion, put2.body.latestVersion]);
     expect(list.body[0]).toEqual({ id: created.body.latestVersion, createdAt: created.body.createdAt, origin: 'created' });
     expect(list.body[1].origin).toBe('updated');
 
@@ -249,11 +245,31 @@ describe('inference', () => {
       inferred: { tip: { low: 0.5, medium: 0.5 } },
       clipped: {
         tip: {
-          low: [[0, 0], [2.5, 0.5], [7.5, 0.5], [10, 0]],
-          medium: [[10, 0], [12.5, 0.5], [17.5, 0.5], [20, 0]],
+          low: [
+            [0, 0],
+            [2.5, 0.5],
+            [7.5, 0.5],
+            [10, 0],
+          ],
+          medium: [
+            [10, 0],
+            [12.5, 0.5],
+            [17.5, 0.5],
+            [20, 0],
+          ],
         },
       },
-      combined: { tip: [[0, 0], [2.5, 0.5], [7.5, 0.5], [10, 0], [12.5, 0.5], [17.5, 0.5], [20, 0]] },
+      combined: {
+        tip: [
+          [0, 0],
+          [2.5, 0.5],
+          [7.5, 0.5],
+          [10, 0],
+          [12.5, 0.5],
+          [17.5, 0.5],
+          [20, 0],
+        ],
+      },
       crisp: { tip: 10 },
     });
     expect(log.body.centroid.tip[0]).toBe(10);

@@ -84,7 +84,10 @@ describe('error bodies stay under 64 KiB', () => {
     expect(bytes).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES);
     expect(body.issues!.length).toBeGreaterThan(1);
 
-    const longRule = { ...tippingAgent(), rules: Array.from({ length: 400 }, () => `IF ${'service IS nowhere AND '.repeat(79)}service IS poor THEN tip IS low`) };
+    const longRule = {
+      ...tippingAgent(),
+      rules: Array.from({ length: 400 }, () => `IF ${'service IS nowhere AND '.repeat(79)}service IS poor THEN tip IS low`),
+    };
     const agent = await refusal('agent', JSON.stringify(longRule));
     expect(agent.status).toBe(400);
     expect(agent.bytes).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES);

@@ -97,7 +97,11 @@ describe('400', () => {
     const proto = await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: '{"__proto__": 5, "service": 3}' }), /cannot be a name/);
     expect(proto.issues?.[0]?.path).toBe('__proto__');
     const inputs = '{"__proto__": {"a": [0, 1]}}';
-    const agentBody = await expectRefused(400, () => t.call('POST', 'agent', { key, body: `{"name": "p", "inputs": ${inputs}, "outputs": {}, "rules": []}` }), /cannot be a name/);
+    const agentBody = await expectRefused(
+      400,
+      () => t.call('POST', 'agent', { key, body: `{"name": "p", "inputs": ${inputs}, "outputs": {}, "rules": []}` }),
+      /cannot be a name/,
+    );
     expect(agentBody.issues?.[0]?.path).toBe('inputs.__proto__');
     // as a value it is just text
     const rule = tippingAgent();
@@ -112,15 +116,31 @@ describe('400', () => {
     async (spelled) => {
       const quoted = `"${spelled}"`;
       expect(JSON.parse(`{${quoted}: 1}`)).toHaveProperty('__proto__'); // an own key, however spelled
-      const onAgent = await expectRefused(400, () => t.call('POST', 'agent', { key, body: `{"inputs": {${quoted}: {"a": [0, 1]}}, "outputs": {}, "rules": []}` }), /cannot be a name/);
+      const onAgent = await expectRefused(
+        400,
+        () => t.call('POST', 'agent', { key, body: `{"inputs": {${quoted}: {"a": [0, 1]}}, "outputs": {}, "rules": []}` }),
+        /cannot be a name/,
+      );
       expect(onAgent.issues).toEqual([{ path: 'inputs.__proto__', message: expect.stringMatching(/cannot be a name/) }]);
-      await expectRefused(400, () => t.call('PUT', `agent/${agent.id}`, { key, body: `{"inputs": {"service": {${quoted}: [0, 1]}}, "outputs": {}, "rules": []}` }), /^inputs\.service\.__proto__: .*cannot be a name/);
-      await expectRefused(400, () => t.call('POST', 'agent', { key, body: `{"inputs": {}, "outputs": {}, "rules": [], "performance": {${quoted}: "maximize"}}` }), /cannot be a name/);
+      await expectRefused(
+        400,
+        () => t.call('PUT', `agent/${agent.id}`, { key, body: `{"inputs": {"service": {${quoted}: [0, 1]}}, "outputs": {}, "rules": []}` }),
+        /^inputs\.service\.__proto__: .*cannot be a name/,
+      );
+      await expectRefused(
+        400,
+        () => t.call('POST', 'agent', { key, body: `{"inputs": {}, "outputs": {}, "rules": [], "performance": {${quoted}: "maximize"}}` }),
+        /cannot be a name/,
+      );
       await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: `{${quoted}: 5, "service": 3}` }), /^__proto__: .*cannot be a name/);
       await expectRefused(400, () => t.call('POST', `agent/${agent.id}`, { key, body: `[{"service": 3}, {${quoted}: 5}]` }), /^\[1\]\.__proto__: /);
       await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: `{${quoted}: 1}` }), /cannot be a name/);
       await expectRefused(400, () => t.call('POST', `evaluation/${reqID}/feedback`, { key, body: `{"data": {"m": 1, ${quoted}: 1}}` }), /^data\.__proto__: /);
-      await expectRefused(400, () => t.call('POST', `agent/${agent.id}/optimize`, { key, body: `{"metric": "m", "goal": "maximize", ${quoted}: 1}` }), /cannot be a name/);
+      await expectRefused(
+        400,
+        () => t.call('POST', `agent/${agent.id}/optimize`, { key, body: `{"metric": "m", "goal": "maximize", ${quoted}: 1}` }),
+        /cannot be a name/,
+      );
     },
   );
 
@@ -148,7 +168,9 @@ describe('400', () => {
       const named = await expectRefused(400, () => t.call(method, path, { key, body: nested('{"__proto__": 1}') }), /cannot be a name/);
       expect(named.issues).toEqual([{ path: keyPath, message: expect.stringMatching(/cannot be a name/) }]);
       // deep values where the schemas expect numbers, sets and maps
-      await expectRefused(400, () => t.call(method, path, { key, body: `{"name": "deep", "inputs": {"service": {"poor": ${nested('0')}}}, "outputs": {}, "rules": []}` }));
+      await expectRefused(400, () =>
+        t.call(method, path, { key, body: `{"name": "deep", "inputs": {"service": {"poor": ${nested('0')}}}, "outputs": {}, "rules": []}` }),
+      );
       await expectRefused(400, () => t.call(method, path, { key, body: `[{"service": ${nested('1')}}]` }));
       await expectRefused(400, () => t.call(method, path, { key, body: `{"data": {"m": ${nested('1')}}, "metric": ${nested('"m"')}}` }));
     }
@@ -197,7 +219,12 @@ describe('401', () => {
 
   test.each(authenticated)('%s %s: missing, malformed and unknown keys answer 401 with WWW-Authenticate: Bearer', async (method, path) => {
     const body = { service: 1 };
-    const variants: Array<Record<string, string>> = [{}, { Authorization: `Basic ${btoa('a:b')}` }, { Authorization: 'Bearer' }, { Authorization: 'Bearer fzb_unknown' }];
+    const variants: Array<Record<string, string>> = [
+      {},
+      { Authorization: `Basic ${btoa('a:b')}` },
+      { Authorization: 'Bearer' },
+      { Authorization: 'Bearer fzb_unknown' },
+    ];
     for (const headers of variants) {
       const result = await expectRefused(401, async () => {
         const response = await t.call(method, path(), { body, headers });

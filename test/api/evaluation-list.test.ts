@@ -45,7 +45,7 @@ async function listAll(limit: number, query = ''): Promise<string[]> {
 
 test('newest first, each entry with its log fields and its feedback; 100 by default, pages of any size up to 1000', async () => {
   const first = await evaluate([1]);
-  const batch = await evaluate(Array.from({ length: 150 }, (_, i) => (i % 11)));
+  const batch = await evaluate(Array.from({ length: 150 }, (_, i) => i % 11));
   const last = await evaluate([9]);
   const newestFirst = [...last, ...[...batch].reverse(), ...first];
   await t.call('POST', `evaluation/${batch[140]}/feedback`, { key, body: { stars: 4 } });
@@ -55,7 +55,14 @@ test('newest first, each entry with its log fields and its feedback; 100 by defa
   expect(page.evaluations).toHaveLength(100);
   expect(page.evaluations.map((entry: { reqID: string }) => entry.reqID)).toEqual(newestFirst.slice(0, 100));
   const log = (await t.call('GET', `evaluation/${last[0]}`, { key })).body;
-  expect(page.evaluations[0]).toEqual({ reqID: log.reqID, versionID: log.versionID, input: log.input, crisp: log.crisp, createdAt: log.createdAt, feedback: [] });
+  expect(page.evaluations[0]).toEqual({
+    reqID: log.reqID,
+    versionID: log.versionID,
+    input: log.input,
+    crisp: log.crisp,
+    createdAt: log.createdAt,
+    feedback: [],
+  });
   const rated = page.evaluations.find((entry: { reqID: string }) => entry.reqID === batch[140]);
   expect(rated.feedback.map((feedback: { data: unknown }) => feedback.data)).toEqual([{ stars: 4 }, { stars: 5 }]);
   expect(rated.feedback).toEqual((await t.call('GET', `evaluation/${batch[140]}/feedback`, { key })).body);
@@ -79,7 +86,7 @@ test('a cursor stays valid while new evaluations arrive and while others are era
   expect(thirdPage.evaluations.map((entry: { reqID: string }) => entry.reqID)).toEqual([...older].reverse().slice(60, 90));
 });
 
-test('filters: ?version= lists one version\'s logs, ?feedback=true|false those with or without feedback', async () => {
+test("filters: ?version= lists one version's logs, ?feedback=true|false those with or without feedback", async () => {
   const v1 = await evaluate([1, 2, 3]);
   const put = (await t.call('PUT', `agent/${agentID}`, { key, body: tippingAgent('second') })).body;
   const v2 = await evaluate([4, 5]);
@@ -151,7 +158,7 @@ test('DELETE /evaluation/:id erases the log and its feedback; the rest of its ba
   expect((await t.call('GET', 'storage', { key })).body.counts).toMatchObject({ evaluations: 2, feedback: 1 });
 });
 
-test('a deleted agent\'s logs stay listable and erasable by their owner; another account gets 404 and changes nothing', async () => {
+test("a deleted agent's logs stay listable and erasable by their owner; another account gets 404 and changes nothing", async () => {
   const ids = await evaluate([1, 2]);
   expect((await t.call('DELETE', `agent/${agentID}`, { key })).status).toBe(200);
   expect((await t.call('GET', `agent/${agentID}`, { key })).status).toBe(410);

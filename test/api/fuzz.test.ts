@@ -77,20 +77,20 @@ const contentType = fc.oneof(
 // Mostly near-valid bodies, because those reach deepest: agents with a field broken, inputs
 // objects with odd names and values, feedback maps, plus anything JSON and anything at all.
 const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constantFrom(0, -0, 1e308, -1e-308));
-const nearAgent = fc
-  .record({
+const nearAgent = fc.record(
+  {
     name: fc.oneof(fc.string({ maxLength: 210 }), number),
-    inputs: fc.oneof(
-      fc.constant(tippingAgent().inputs),
-      fc.dictionary(anyText, fc.dictionary(anyText, fc.array(number, { maxLength: 5 }))),
-      fc.jsonValue(),
-    ),
+    inputs: fc.oneof(fc.constant(tippingAgent().inputs), fc.dictionary(anyText, fc.dictionary(anyText, fc.array(number, { maxLength: 5 }))), fc.jsonValue()),
     outputs: fc.oneof(fc.constant(tippingAgent().outputs), fc.dictionary(anyText, fc.dictionary(anyText, fc.array(number, { maxLength: 5 })))),
     rules: fc.oneof(
       fc.constant(tippingAgent().rules),
-      fc.array(fc.oneof(anyText, fc.constantFrom('IF service IS poor THEN tip IS', 'service INCREASES tip WITH 2', 'IF (service IS good THEN tip IS low')), { maxLength: 3 }),
+      fc.array(fc.oneof(anyText, fc.constantFrom('IF service IS poor THEN tip IS', 'service INCREASES tip WITH 2', 'IF (service IS good THEN tip IS low')), {
+        maxLength: 3,
+      }),
     ),
-  }, { requiredKeys: [] });
+  },
+  { requiredKeys: [] },
+);
 const inputsLike = fc.dictionary(fc.oneof(fc.constant('service'), anyText), fc.oneof(number, fc.jsonValue()), { maxKeys: 3 });
 const body = fc.oneof(
   fc.constant<unknown>(undefined),
@@ -139,10 +139,17 @@ test('arbitrary requests: never a 500, always JSON, and a 4xx changes nothing', 
 // that walks a body may recurse once per level.
 const level = fc.constantFrom(['[', ']'], ['[1,', ']'], ['{"a":', '}'], ['{"data":', '}'], ['{"service":', '}'], ['{"inputs":', '}']);
 const deeplyNested = fc
-  .tuple(fc.array(level, { minLength: 1, maxLength: 4 }), fc.integer({ min: 5_000, max: 20_000 }), fc.constantFrom('1', '"__proto__"', '{"__proto__": 1}', '{"service": 1}', '[]'))
+  .tuple(
+    fc.array(level, { minLength: 1, maxLength: 4 }),
+    fc.integer({ min: 5_000, max: 20_000 }),
+    fc.constantFrom('1', '"__proto__"', '{"__proto__": 1}', '{"service": 1}', '[]'),
+  )
   .map(([levels, times, inner]) => {
     const open = levels.map(([opening]) => opening).join('');
-    const close = levels.map(([, closing]) => closing).reverse().join('');
+    const close = levels
+      .map(([, closing]) => closing)
+      .reverse()
+      .join('');
     return open.repeat(times) + inner + close.repeat(times);
   });
 const bodyEndpoint = fc.constantFrom(
@@ -160,7 +167,11 @@ test('deeply nested bodies: never a 500, and a 4xx changes nothing', async () =>
     fc.asyncProperty(bodyEndpoint, deeplyNested, async (endpoint, text) => {
       const [method, path] = endpoint();
       const before = await t.snapshot();
-      const response = await fetch(`${t.baseURL}${path}`, { method, body: text, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } });
+      const response = await fetch(`${t.baseURL}${path}`, {
+        method,
+        body: text,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      });
       expect(response.status).toBeLessThan(500);
       const answer = JSON.parse(await response.text()) as unknown;
       if (response.status >= 400) {

@@ -30,11 +30,13 @@ it('reads the newest evaluations with feedback, oldest first, each with its late
   const situations = Array.from({ length: BATCH }, (_, i) => ({ service: (i % 100) / 10 }));
   const batch: string[] = [];
   // two requests: a batch holds at most 4096
-  for (const part of [situations.slice(0, 4096), situations.slice(4096)]) batch.push(...(await call('POST', `agent/${agent.id}`, part)).headers.get('X-Evaluation-ID')!.split(','));
+  for (const part of [situations.slice(0, 4096), situations.slice(4096)])
+    batch.push(...(await call('POST', `agent/${agent.id}`, part)).headers.get('X-Evaluation-ID')!.split(','));
   const scored = batch.flatMap((_, i) => (i % 10 === 0 ? [i] : []));
   // 0 − i, not −i: a JSON column has no −0
   const latest = (i: number) => (i % 20 === 0 ? 0 - i : i);
-  for (const i of scored) await t.store.addFeedback(userID, { id: `first-${i}`, evaluationLog: batch[i]!, data: { score: i }, createdAt: new Date().toISOString() });
+  for (const i of scored)
+    await t.store.addFeedback(userID, { id: `first-${i}`, evaluationLog: batch[i]!, data: { score: i }, createdAt: new Date().toISOString() });
   for (const i of scored.filter((i) => i % 20 === 0)) {
     await t.store.addFeedback(userID, { id: `again-${i}`, evaluationLog: batch[i]!, data: { score: latest(i) }, createdAt: new Date().toISOString() });
   }

@@ -20,7 +20,7 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 }
 
 describe('model files in', () => {
-  test('POST /agent takes an FCL file: the agent with its operators, evaluating to fuzzylite\'s published outputs', async () => {
+  test("POST /agent takes an FCL file: the agent with its operators, evaluating to fuzzylite's published outputs", async () => {
     const text = shared('fuzzylite-examples/near-compatible/mamdani/matlab/tank2.fcl');
     const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
     expect(created.status).toBe(200);
@@ -104,7 +104,11 @@ describe('model files out', () => {
     const text = shared('fuzzylite-examples/mamdani/matlab/shower.fis');
     const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fis' } });
     const model = readModel('fis', text);
-    for (const [format, mediaType] of [['fll', 'text/x-fll'], ['fcl', 'text/x-fcl'], ['fis', 'text/x-fis']] as const) {
+    for (const [format, mediaType] of [
+      ['fll', 'text/x-fll'],
+      ['fcl', 'text/x-fcl'],
+      ['fis', 'text/x-fis'],
+    ] as const) {
       const agent = await raw('GET', `agent/${created.body.id}`, { Accept: `application/json;q=0.5, ${mediaType}` });
       expect(agent.status).toBe(200);
       expect(agent.headers.get('content-type')).toBe(`${mediaType}; charset=utf-8`);
@@ -146,7 +150,11 @@ describe('the operators setting', () => {
     const evaluated = await t.call('POST', `agent/${plain.body.id}`, { key, body: { service: 7.5 } });
     expect(evaluated.body.tip).toBeCloseTo(20, 12);
     const log = await t.call('GET', `evaluation/${evaluated.headers.get('x-evaluation-id')}`, { key });
-    expect(log.body.clipped.tip.medium).toEqual([[10, 0], [15, 0.5], [20, 0]]);
+    expect(log.body.clipped.tip.medium).toEqual([
+      [10, 0],
+      [15, 0.5],
+      [20, 0],
+    ]);
     const removed = await t.call('PUT', `agent/${plain.body.id}`, { key, body: tippingAgent() });
     expect('operators' in removed.body).toBe(false);
   });
@@ -156,10 +164,14 @@ describe('the operators setting', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.issues).toEqual(
       expect.arrayContaining([
-        { path: 'operators.and', message: 'and is "min" or "product" or "boundedDifference" or "drasticProduct" or "einsteinProduct" or "hamacherProduct" or "nilpotentMinimum"' },
+        {
+          path: 'operators.and',
+          message: 'and is "min" or "product" or "boundedDifference" or "drasticProduct" or "einsteinProduct" or "hamacherProduct" or "nilpotentMinimum"',
+        },
         {
           path: 'operators',
-          message: 'unknown operator "xor": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
+          message:
+            'unknown operator "xor": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
         },
       ]),
     );

@@ -24,7 +24,7 @@ const served = async () => {
 };
 
 describe('GET /openapi.json', () => {
-  test('is a valid OpenAPI 3.1 document, served without a key, for the service\'s base path', async () => {
+  test("is a valid OpenAPI 3.1 document, served without a key, for the service's base path", async () => {
     const document = await served();
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
@@ -46,7 +46,9 @@ describe('GET /openapi.json', () => {
     });
     expect(exempt.sort()).toEqual(open.sort());
     // tools name a generated client's methods by operationId: one each
-    const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => (operation as { operationId: string }).operationId));
+    const ids = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).map((operation) => (operation as { operationId: string }).operationId),
+    );
     expect(new Set(ids).size).toBe(routes.length);
   });
 
@@ -67,7 +69,7 @@ describe('GET /openapi.json', () => {
   test('docs/REST.md holds the reference rendered from the document', () => {
     const file = new URL('../../docs/REST.md', import.meta.url);
     const rest = readFileSync(file, 'utf8');
-    const block = /(<!-- reference: [^]*?-->\n\n)([^]*?)\n<!-- reference end -->/.exec(rest)!;
+    const block = /(<!-- reference: [\s\S]*?-->\n\n)([\s\S]*?)\n<!-- reference end -->/.exec(rest)!;
     expect(block, 'docs/REST.md marks its reference with <!-- reference: … --> and <!-- reference end -->').not.toBeNull();
     // after a change of the interface: FUZZBOX_WRITE_REFERENCE=1 npx vitest run --project dexie test/api/openapi.test.ts
     if (process.env.FUZZBOX_WRITE_REFERENCE === '1') writeFileSync(file, rest.replace(block[0], `${block[1]}${renderReference()}\n<!-- reference end -->`));
@@ -129,12 +131,14 @@ describe('real answers fit the document', () => {
 });
 
 describe('the docs stand alone', () => {
-  test('README, docs and the source a user reads never cite the team\'s contract (SPEC), and REST.md says what low/high are', () => {
+  test("README, docs and the source a user reads never cite the team's contract (SPEC), and REST.md says what low/high are", () => {
     const root = new URL('../../', import.meta.url).pathname;
     const files = [
       'README.md',
       ...readdirSync(join(root, 'docs')).map((name) => `docs/${name}`),
-      ...readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => `src/${name}`),
+      ...readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => `src/${name}`),
     ];
     const citing = files.filter((file) => /\bSPEC\b/.test(readFileSync(join(root, file), 'utf8')));
     expect(citing).toEqual([]);

@@ -32,7 +32,11 @@ test('Object.prototype member names through create, evaluate, feedback and optim
       fc.uniqueArray(fc.constantFrom(...prototypeNames), { minLength: 3, maxLength: 3 }),
       fc.boolean(),
       async ([first, second, output, metric, other], [low, middle, high], wrapped) => {
-        const sets = (from: number, to: number) => ({ [low!]: [from, (from + to) / 2], [middle!]: [from, (from + to) / 2, to], [high!]: [(from + to) / 2, to] });
+        const sets = (from: number, to: number) => ({
+          [low!]: [from, (from + to) / 2],
+          [middle!]: [from, (from + to) / 2, to],
+          [high!]: [(from + to) / 2, to],
+        });
         const agent = {
           name: first,
           inputs: { [first!]: sets(0, 10), [second!]: sets(0, 10) },

@@ -28,7 +28,11 @@ async function account() {
   const log = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 2 } })).headers.get('x-evaluation-id')!;
   await t.call('POST', `evaluation/${log}/feedback`, { key, body: { comfort: 3 } });
   const text = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
-  const records = text.trimEnd().split('\n').slice(1, -1).map((line) => JSON.parse(line) as BackupRecord);
+  const records = text
+    .trimEnd()
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => JSON.parse(line) as BackupRecord);
   const one = <K extends BackupRecord['kind']>(kind: K) => records.find((record): record is Of<K> => record.kind === kind)!;
   return { agent, log, version: one('version'), evaluation: one('evaluation'), feedback: one('feedback') };
 }

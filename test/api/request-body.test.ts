@@ -39,9 +39,20 @@ test('a JSON body is read without a body stream: the agent is created and answer
 });
 
 test('a model file is read without a body stream', async () => {
-  const fll = ['Engine: tip', 'InputVariable: service', '  range: 0 10', '  term: poor Triangle 0 0 5', '  term: good Triangle 5 10 10',
-    'OutputVariable: tip', '  range: 0 30', '  term: low Triangle 0 5 10', '  term: high Triangle 20 25 30',
-    'RuleBlock: rules', '  rule: if service is poor then tip is low', '  rule: if service is good then tip is high'].join('\n');
+  const fll = [
+    'Engine: tip',
+    'InputVariable: service',
+    '  range: 0 10',
+    '  term: poor Triangle 0 0 5',
+    '  term: good Triangle 5 10 10',
+    'OutputVariable: tip',
+    '  range: 0 30',
+    '  term: low Triangle 0 5 10',
+    '  term: high Triangle 20 25 30',
+    'RuleBlock: rules',
+    '  rule: if service is poor then tip is low',
+    '  rule: if service is good then tip is high',
+  ].join('\n');
   const created = await handle(withoutBodyStream('agent', { method: 'POST', body: fll, headers: { 'Content-Type': 'text/x-fll' } }));
   expect(created.status).toBe(200);
   expect(Object.keys(created.body.inputs)).toEqual(['service']);

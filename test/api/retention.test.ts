@@ -32,7 +32,13 @@ test('last N per agent: each agent keeps its newest N logs, the rest go with the
   expect(await t.service.applyRetention()).toBe(103 - 50);
   expect(await counts(t, key)).toMatchObject({ evaluations: 60, feedback: 1 });
   // the newest 50 of A are the 3 singles and the batch's last 47
-  for (const [index, status] of [[0, 404], [52, 404], [53, 200], [99, 200], [102, 200]] as const) {
+  for (const [index, status] of [
+    [0, 404],
+    [52, 404],
+    [53, 200],
+    [99, 200],
+    [102, 200],
+  ] as const) {
     expect((await t.call('GET', `evaluation/${ids[index]}`, { key })).status).toBe(status);
   }
   expect((await t.call('GET', `evaluation/${ids[53]}`, { key })).body.input).toEqual({ service: 5.3 });
@@ -75,13 +81,23 @@ test('days: logs older than N days go, newer ones stay', async () => {
   const backup = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
   const aged = backup
     .split('\n')
-    .map((line) => (line.includes('"kind":"evaluation"') && ids.slice(0, 100).some((id) => line.includes(id)) ? line.replace(/"createdAt":"[^"]+"/, `"createdAt":"${old}"`) : line))
+    .map((line) =>
+      line.includes('"kind":"evaluation"') && ids.slice(0, 100).some((id) => line.includes(id))
+        ? line.replace(/"createdAt":"[^"]+"/, `"createdAt":"${old}"`)
+        : line,
+    )
     .join('\n');
   const restored = createFuzzyService({ ...(await freshStorage()), retention: { days: 30 } });
   try {
     const account = await restored.createAccount();
     const call = (method: string, path: string, body?: string) =>
-      restored.handle(new Request(`http://local/${path}`, { method, headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/x-ndjson' }, ...(body ? { body } : {}) }));
+      restored.handle(
+        new Request(`http://local/${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/x-ndjson' },
+          ...(body ? { body } : {}),
+        }),
+      );
     expect((await call('POST', 'import', aged)).status).toBe(200);
     expect(await restored.applyRetention()).toBe(100);
     expect(((await (await call('GET', 'storage')).json()) as any).counts).toMatchObject({ evaluations: 13, feedback: 1 });

@@ -43,7 +43,12 @@ test('counts every kind of record of the caller only; usage, quota and persisted
   const { body } = await t.call('GET', 'storage', { key });
   expect(body.counts).toEqual({ agents: 1, versions: 2, retiredVersions: 3, deletions: 1, evaluations: 101, feedback: 4 });
   expect((await t.call('GET', 'storage', { key: other })).body.counts).toEqual({
-    agents: 1, versions: 1, retiredVersions: 0, deletions: 0, evaluations: 100, feedback: 0,
+    agents: 1,
+    versions: 1,
+    retiredVersions: 0,
+    deletions: 0,
+    evaluations: 100,
+    feedback: 0,
   });
 });
 
@@ -80,7 +85,11 @@ test('the counts stay exact through every kind of write: evaluate, feedback, del
     const [restored, bystander] = [await elsewhere.signup('restored'), await elsewhere.signup('bystander')];
     const mine = (await elsewhere.call('POST', 'agent', { key: bystander, body: tippingAgent() })).body.id as string;
     await elsewhere.call('POST', `agent/${mine}`, { key: bystander, body: batch.slice(0, 10) });
-    const imported = await elsewhere.call('POST', 'import', { key: restored, body: await exported.text(), headers: { 'Content-Type': 'application/x-ndjson' } });
+    const imported = await elsewhere.call('POST', 'import', {
+      key: restored,
+      body: await exported.text(),
+      headers: { 'Content-Type': 'application/x-ndjson' },
+    });
     expect(imported.status).toBe(200);
     const counts = await elsewhere.call('GET', 'storage', { key: restored });
     expect(counts.body.counts).toMatchObject((await t.call('GET', 'storage', { key })).body.counts);

@@ -23,7 +23,11 @@ const body = (records: readonly unknown[]) => [header, ...records.map((record) =
 
 async function exportOf(apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text())
+    .trimEnd()
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 async function pull(query: string, apiKey: string) {
@@ -31,7 +35,13 @@ async function pull(query: string, apiKey: string) {
   const text = await response.text();
   if (response.status !== 200) return { status: response.status, text, body: JSON.parse(text), head: undefined, records: [] as BackupRecord[] };
   const [head, ...lines] = text.trimEnd().split('\n');
-  return { status: 200, text, body: undefined, head: JSON.parse(head!) as { checkpoint: string | null; more: boolean }, records: lines.map((line) => JSON.parse(line) as BackupRecord) };
+  return {
+    status: 200,
+    text,
+    body: undefined,
+    head: JSON.parse(head!) as { checkpoint: string | null; more: boolean },
+    records: lines.map((line) => JSON.parse(line) as BackupRecord),
+  };
 }
 
 /** Account A's agent (two versions), logs and feedback, and the records of its export. */
@@ -50,7 +60,8 @@ async function accountB() {
   return { agent, records: await exportOf(b) };
 }
 
-const of = <K extends BackupRecord['kind']>(records: BackupRecord[], kind: K) => records.filter((record): record is Extract<BackupRecord, { kind: K }> => record.kind === kind);
+const of = <K extends BackupRecord['kind']>(records: BackupRecord[], kind: K) =>
+  records.filter((record): record is Extract<BackupRecord, { kind: K }> => record.kind === kind);
 
 describe.each(['sync/push', 'import'])("account B's POST /%s naming account A's records", (path) => {
   test("is refused with a 400 naming the line; nothing of A's (or B's) changes", async () => {
@@ -71,7 +82,10 @@ describe.each(['sync/push', 'import'])("account B's POST /%s naming account A's 
       ["a log of A's agent and version", [{ ...evaluation!, reqID: randomUUID() }]],
       ["a log of B's own version naming A's agent", [{ ...evaluation!, reqID: randomUUID(), agentID: agent.id, versionID: ownVersion.id }]],
       ["feedback on A's log", [{ ...feedback!, id: randomUUID() }]],
-      ["A's feedback under its own id, on a log of B's", [{ ...evaluation!, agentID: own.agent.id, versionID: ownVersion.id, input: { service: 4 } }, feedback]],
+      [
+        "A's feedback under its own id, on a log of B's",
+        [{ ...evaluation!, agentID: own.agent.id, versionID: ownVersion.id, input: { service: 4 } }, feedback],
+      ],
     ];
     const before = await t.snapshot();
     for (const [what, lines] of attempts) {
@@ -93,7 +107,11 @@ describe.each(['sync/push', 'import'])("account B's POST /%s naming account A's 
     const before = await t.snapshot();
     const [version] = of(records, 'version');
     const earlier = new Date(Date.now() - 3_600_000).toISOString();
-    for (const lines of [[{ kind: 'deletion', id: agent.id, deletedAt: earlier }], [version, of(records, 'agent')[0]], [{ ...version!, id: 'b-version-of-deleted-a' }]]) {
+    for (const lines of [
+      [{ kind: 'deletion', id: agent.id, deletedAt: earlier }],
+      [version, of(records, 'agent')[0]],
+      [{ ...version!, id: 'b-version-of-deleted-a' }],
+    ]) {
       const response = await t.call('POST', path, { key: b, body: body(lines), headers: NDJSON });
       expect(response.status).toBe(400);
       expect(await t.snapshot()).toBe(before);

@@ -48,7 +48,10 @@ describe.each(['sync/push', 'import'])('POST /%s sent twice at once', (path) => 
       const body = await exported('twice');
       const records = body.trimEnd().split('\n').length - 2; // less the header and the trailer
       const answers = await Promise.all(Array.from({ length: 3 }, () => t.call('POST', path, { key, body, headers: NDJSON })));
-      expect(answers.map((answer) => answer.status), JSON.stringify(answers.map((answer) => answer.body)).slice(0, 500)).toEqual([200, 200, 200]);
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.map((answer) => answer.body)).slice(0, 500),
+      ).toEqual([200, 200, 200]);
       expect(answers.reduce((sum, answer) => sum + answer.body.imported, 0)).toBe(records);
       expect(answers.reduce((sum, answer) => sum + answer.body.unchanged, 0)).toBe(2 * records);
       // two other accounts sending the same new ids at once: one stores them, the other is refused as another account's, never a 500

@@ -27,7 +27,11 @@ const header = JSON.stringify({ format: 'fuzzbox-backup', version: 1, exportedAt
 
 async function exportOf(service: TestService, apiKey: string): Promise<BackupRecord[]> {
   const response = await fetch(new URL('export', service.baseURL), { headers: { Authorization: `Bearer ${apiKey}` } });
-  return (await response.text()).trimEnd().split('\n').slice(1, -1).map((line) => backupRecordSchema.parse(JSON.parse(line)));
+  return (await response.text())
+    .trimEnd()
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => backupRecordSchema.parse(JSON.parse(line)));
 }
 
 const push = (records: readonly BackupRecord[], query = '') =>
@@ -38,7 +42,12 @@ async function pull(query: string, apiKey = key) {
   const text = await response.text();
   if (response.status !== 200) return { status: response.status, body: JSON.parse(text), head: undefined, records: [] as BackupRecord[] };
   const [head, ...lines] = text.trimEnd().split('\n');
-  return { status: 200, body: undefined, head: JSON.parse(head!) as { checkpoint: string | null; more: boolean }, records: lines.map((line) => JSON.parse(line) as BackupRecord) };
+  return {
+    status: 200,
+    body: undefined,
+    head: JSON.parse(head!) as { checkpoint: string | null; more: boolean },
+    records: lines.map((line) => JSON.parse(line) as BackupRecord),
+  };
 }
 
 /** On the other replica: an agent, a second version, logs of both, feedback. */
@@ -52,7 +61,7 @@ async function replicaRecords() {
 }
 
 describe('POST /sync/push', () => {
-  test('stores another replica\'s records; the same push again changes nothing', async () => {
+  test("stores another replica's records; the same push again changes nothing", async () => {
     const { agent, updated, logs, records } = await replicaRecords();
     const first = await push(records);
     expect(first.status).toBe(200);
@@ -110,7 +119,11 @@ describe('POST /sync/push', () => {
   test('a bad line is refused with 400 naming it, and its batch changes nothing', async () => {
     const { records } = await replicaRecords();
     const before = await t.snapshot();
-    const broken = await t.call('POST', 'sync/push', { key, body: [header, ...records.map((r) => JSON.stringify(r)), '{"kind":"nonsense"}'].join('\n'), headers: NDJSON });
+    const broken = await t.call('POST', 'sync/push', {
+      key,
+      body: [header, ...records.map((r) => JSON.stringify(r)), '{"kind":"nonsense"}'].join('\n'),
+      headers: NDJSON,
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.message).toContain(`line ${records.length + 2}`);
     expect(await t.snapshot()).toBe(before);
@@ -128,7 +141,9 @@ describe('GET /sync/pull', () => {
     const data = Object.fromEntries(Array.from({ length: 175_000 }, (_, i) => [`m${i}`, i % 7]));
     const createdAt = new Date().toISOString();
     for (let i = 0; i < 10; i += 2) {
-      const pair = [i, i + 1].map((n) => backupRecordSchema.parse({ kind: 'feedback', id: `b16f0000-0000-4000-8000-${String(n).padStart(12, '0')}`, evaluationLog: logs[0], data, createdAt }));
+      const pair = [i, i + 1].map((n) =>
+        backupRecordSchema.parse({ kind: 'feedback', id: `b16f0000-0000-4000-8000-${String(n).padStart(12, '0')}`, evaluationLog: logs[0], data, createdAt }),
+      );
       expect((await push(pair)).status).toBe(200);
     }
     const bigLine = JSON.stringify({ kind: 'feedback', id: 'b16f0000-0000-4000-8000-000000000000', evaluationLog: logs[0], data, createdAt }).length;
@@ -137,7 +152,9 @@ describe('GET /sync/pull', () => {
     const answers: number[] = [];
     let checkpoint: string | null = null;
     for (;;) {
-      const response = await fetch(new URL(`sync/pull?limit=1000${checkpoint ? `&checkpoint=${checkpoint}` : ''}`, t.baseURL), { headers: { Authorization: `Bearer ${key}` } });
+      const response = await fetch(new URL(`sync/pull?limit=1000${checkpoint ? `&checkpoint=${checkpoint}` : ''}`, t.baseURL), {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       const text = await response.text();
       answers.push(Buffer.byteLength(text));
       const [head, ...lines] = text.trimEnd().split('\n');
@@ -204,7 +221,7 @@ describe('GET /sync/pull', () => {
     expect((await pull('', 'fzb_unknown')).status).toBe(401);
   });
 
-  test('a replica\'s pull leaves out the versions, logs and feedback it pushed, never the agent', async () => {
+  test("a replica's pull leaves out the versions, logs and feedback it pushed, never the agent", async () => {
     if (t.backend === 'dexie') return;
     const { records } = await replicaRecords();
     await push(records, '?replica=phone');

@@ -6,7 +6,6 @@ import { FuzzyApiError, FuzzyClient } from '../../src/client/index.js';
 import { createFuzzyService, type FuzzyService } from '../../src/index.js';
 import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
 
-
 let service: FuzzyService;
 let anonymous: FuzzyClient;
 let client: FuzzyClient;

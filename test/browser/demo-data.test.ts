@@ -16,7 +16,11 @@ it('shows what is stored, downloads a backup file and restores it', async () => 
     await page.goto(`${shared.server.origin}/`);
     await page.waitForFunction(() => document.querySelectorAll('#history tr').length >= 1);
     await page.locator('#data-panel').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => /1 agent, 1 evaluation, 0 feedback · .* MB of .* MB used · (kept until you clear it|may be evicted)/.test(document.querySelector('#storage-state')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /1 agent, 1 evaluation, 0 feedback · .* MB of .* MB used · (kept until you clear it|may be evicted)/.test(
+        document.querySelector('#storage-state')?.textContent ?? '',
+      ),
+    );
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-backup')]);
     expect(download.suggestedFilename()).toMatch(/^fuzzbox-demo-\d{4}-\d{2}-\d{2}\.ndjson$/);

@@ -89,16 +89,20 @@ function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     type Box = { left: number; right: number; top: number; bottom: number };
     const problems: string[] = [];
-    const overlap = (a: Box, b: Box) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+    const overlap = (a: Box, b: Box) =>
+      Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
     const visible = (element: Element) => {
       const box = element.getBoundingClientRect();
       return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== 'hidden';
     };
-    const name = (element: Element) => `${element.tagName.toLowerCase()}${element.className && typeof element.className === 'string' ? `.${element.className.split(' ')[0]}` : ''} “${(element.textContent ?? '').trim().slice(0, 40)}”`;
+    const name = (element: Element) =>
+      `${element.tagName.toLowerCase()}${element.className && typeof element.className === 'string' ? `.${element.className.split(' ')[0]}` : ''} “${(element.textContent ?? '').trim().slice(0, 40)}”`;
 
     if (document.documentElement.scrollWidth > innerWidth) {
       const wide = [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > innerWidth + 0.5);
-      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${innerWidth}, e.g. ${wide.slice(0, 4).map(name).join(', ')}`);
+      problems.push(
+        `the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${innerWidth}, e.g. ${wide.slice(0, 4).map(name).join(', ')}`,
+      );
     }
 
     // Nothing inside a card sticks out of it.
@@ -108,7 +112,10 @@ function layoutProblems(page: Page): Promise<string[]> {
       for (const element of card.querySelectorAll('*')) {
         if (!visible(element) || element.closest('select')) continue;
         const box = element.getBoundingClientRect();
-        if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) problems.push(`${name(element)} sticks out of its card (${box.left.toFixed(0)}–${box.right.toFixed(0)} in ${edge.left.toFixed(0)}–${edge.right.toFixed(0)})`);
+        if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5)
+          problems.push(
+            `${name(element)} sticks out of its card (${box.left.toFixed(0)}–${box.right.toFixed(0)} in ${edge.left.toFixed(0)}–${edge.right.toFixed(0)})`,
+          );
       }
     }
 
@@ -118,7 +125,8 @@ function layoutProblems(page: Page): Promise<string[]> {
       const texts = [...chart.querySelectorAll('text')].filter(visible);
       for (let i = 0; i < texts.length; i++) {
         for (let j = i + 1; j < texts.length; j++) {
-          if (overlap(texts[i]!.getBoundingClientRect(), texts[j]!.getBoundingClientRect())) problems.push(`${label}: ${name(texts[i]!)} overlaps ${name(texts[j]!)}`);
+          if (overlap(texts[i]!.getBoundingClientRect(), texts[j]!.getBoundingClientRect()))
+            problems.push(`${label}: ${name(texts[i]!)} overlaps ${name(texts[j]!)}`);
         }
       }
       // The answer's label covers no shape.
@@ -130,7 +138,8 @@ function layoutProblems(page: Page): Promise<string[]> {
       // One precision per axis (the axes a chart has: autopilot's has no degrees).
       for (const axis of ['.value-tick', '.degree-tick']) {
         const decimals = new Set([...chart.querySelectorAll(axis)].map((tick) => (tick.textContent!.split('.')[1] ?? '').length));
-        if (decimals.size > 1 || (decimals.size === 0 && !chart.matches('.autopilot-chart svg'))) problems.push(`${label}: the ${axis} labels mix precisions: ${[...chart.querySelectorAll(axis)].map((tick) => tick.textContent).join(' ')}`);
+        if (decimals.size > 1 || (decimals.size === 0 && !chart.matches('.autopilot-chart svg')))
+          problems.push(`${label}: the ${axis} labels mix precisions: ${[...chart.querySelectorAll(axis)].map((tick) => tick.textContent).join(' ')}`);
       }
     }
 
@@ -145,7 +154,8 @@ function layoutProblems(page: Page): Promise<string[]> {
       const first = range.getClientRects()[0]!; // where its words start
       const sameLine = Math.abs((swatch.top + swatch.bottom) / 2 - (first.top + first.bottom) / 2) < 6;
       const gap = first.left - swatch.right;
-      if (!sameLine || gap < 0 || gap > 12) problems.push(`legend: the swatch of “${words!.textContent!.trim()}” is not just before its words (gap ${gap.toFixed(1)} px, same line: ${sameLine})`);
+      if (!sameLine || gap < 0 || gap > 12)
+        problems.push(`legend: the swatch of “${words!.textContent!.trim()}” is not just before its words (gap ${gap.toFixed(1)} px, same line: ${sameLine})`);
     }
     return problems;
   });
@@ -203,12 +213,17 @@ describe('the demo as a person sees it', () => {
 
     const explanation = await panel.locator('.explanation p').allTextContents();
     // The answer on screen before and after, as the page itself shows them.
-    expect(explanation[0]).toBe(`For the inputs on screen (service 6.50, food 7.50), the answer tip ${before === after ? `stays at ${after}` : `goes from ${before} to ${after}`}.`);
+    expect(explanation[0]).toBe(
+      `For the inputs on screen (service 6.50, food 7.50), the answer tip ${before === after ? `stays at ${after}` : `goes from ${before} to ${after}`}.`,
+    );
     const changes = await panel.locator('table tr').count();
     expect(changes).toBeGreaterThan(1);
     // Every moved set and every reweighted rule is put in words, and why it was done.
     // the rules as they were: their text now ends in the new `WITH weight`
-    const versions = (await api(page, 'GET', `/agent/${await page.evaluate(() => localStorage.getItem('fuzzbox-demo:/:agent'))}/version`)).body as Array<{ id: string; createdAt: string }>;
+    const versions = (await api(page, 'GET', `/agent/${await page.evaluate(() => localStorage.getItem('fuzzbox-demo:/:agent'))}/version`)).body as Array<{
+      id: string;
+      createdAt: string;
+    }>;
     const first = [...versions].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0]!;
     const rules = (await api(page, 'GET', `/version/${first.id}`)).body as { rules: string[] };
     for (const row of await panel.locator('table tr td:first-child').allTextContents()) {
@@ -273,7 +288,9 @@ describe('the demo as a person sees it', () => {
 
     // diners until autopilot has adopted a version of its own (a proposal, then its trial)
     const adopted = async () =>
-      ((await api(page, 'GET', `/agent/${agentID}/autopilot`)).body as { trials: Array<{ outcome: string }> }).trials.some((trial) => trial.outcome === 'adopted');
+      ((await api(page, 'GET', `/agent/${agentID}/autopilot`)).body as { trials: Array<{ outcome: string }> }).trials.some(
+        (trial) => trial.outcome === 'adopted',
+      );
     for (let round = 0; round < 6 && !(await adopted()); round++) {
       await panel.getByRole('button', { name: /^Send \d+ diners$/ }).click();
       await expect.poll(() => status.textContent(), { timeout: 240_000 }).toMatch(/^\d+ diners rated their answers\.$/);
@@ -283,15 +300,21 @@ describe('the demo as a person sees it', () => {
     expect(await adopted()).toBe(true);
     await panel.getByLabel('Autopilot on').uncheck();
     await expect.poll(() => status.textContent()).toBe('Autopilot is off.');
-    await expect.poll(() => panel.locator('.autopilot-state').textContent()).toMatch(
-      /Autopilot is off: answers are the agent’s own, unvaried\. \d+ trials? decided, [1-9]\d* adopted\. Together, its versions rate \S+ (higher|lower) than v\d+ \(95% interval \S+ to \S+\)\./,
-    );
+    await expect
+      .poll(() => panel.locator('.autopilot-state').textContent())
+      .toMatch(
+        /Autopilot is off: answers are the agent’s own, unvaried\. \d+ trials? decided, [1-9]\d* adopted\. Together, its versions rate \S+ (higher|lower) than v\d+ \(95% interval \S+ to \S+\)\./,
+      );
 
     const report = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string }> };
     const rows = await panel.locator('table.versions tr').allTextContents();
     expect(rows).toHaveLength(report.versions.length + 1);
     // the newest version first: what it is, why it exists, its ratings
-    const adoptedRow = rows.find((row) => /proposed by autopilot: learnt from \d+ rated answers; expected gain [\d.–-]+ \(95%: [\d.–-]+ to [\d.–-]+\); adopted: on trial it earned [\d.]+ against [\d.]+/.test(row));
+    const adoptedRow = rows.find((row) =>
+      /proposed by autopilot: learnt from \d+ rated answers; expected gain [\d.–-]+ \(95%: [\d.–-]+ to [\d.–-]+\); adopted: on trial it earned [\d.]+ against [\d.]+/.test(
+        row,
+      ),
+    );
     expect(adoptedRow, rows.join('\n')).toBeDefined();
     expect(rows.at(-1)).toMatch(/^v1.*made by hand/);
     // the chart: one line per version with ratings, on one time axis
@@ -302,7 +325,9 @@ describe('the demo as a person sees it', () => {
     const words = await panel.locator('.explanation p').allTextContents();
     expect(await panel.locator('.explanation h3').textContent()).toMatch(/^What autopilot changed in v\d+, adopted over v\d+$/);
     expect(words[0]).toMatch(/^For the inputs on screen \(service 6\.50, food 7\.50\), the answer tip (goes from [\d.]+ to [\d.]+|stays at [\d.]+)\.$/);
-    expect(words.at(-1)).toMatch(/^On trial, answers by v\d+ were rated [\d.]+ on average against [\d.]+ for v\d+ \(\d+ and \d+ ratings\): clearly better, so it became the agent’s version\.$/);
+    expect(words.at(-1)).toMatch(
+      /^On trial, answers by v\d+ were rated [\d.]+ on average against [\d.]+ for v\d+ \(\d+ and \d+ ratings\): clearly better, so it became the agent’s version\.$/,
+    );
     expect(await layoutProblems(page)).toEqual([]);
     await panel.scrollIntoViewIfNeeded();
     await screenshot(page, 'demo-autopilot-1280');
@@ -315,10 +340,15 @@ describe('the demo as a person sees it', () => {
     // back to the first version: a new latest version that copies it, said in words and in the table
     await panel.locator('table.versions tr', { hasText: /^v1/ }).getByRole('button', { name: 'Roll back' }).click();
     // v1 is the sample as written, without a goal: the panel says what that means
-    await expect.poll(() => status.textContent()).toBe(
-      'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
-    );
-    const after = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as { latestVersion: string; versions: Array<{ id: string; origin: string; evidence: { to: string } }> };
+    await expect
+      .poll(() => status.textContent())
+      .toBe(
+        'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
+      );
+    const after = (await api(page, 'GET', `/agent/${agentID}/performance`)).body as {
+      latestVersion: string;
+      versions: Array<{ id: string; origin: string; evidence: { to: string } }>;
+    };
     const version = after.versions.find((v) => v.id === after.latestVersion)!;
     expect(version.origin).toBe('rolled back');
     expect(version.evidence.to).toBe(report.versions[0]!.id);

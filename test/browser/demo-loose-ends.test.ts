@@ -30,7 +30,15 @@ const shownAnswer = (page: Page) =>
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(join(root, 'test-output'), { recursive: true });
   await page.screenshot({ path: join(root, 'test-output', `${name}.png`), fullPage: true });
-  for (const [part, selector] of [['inputs', '#inputs'], ['answer', '.answer-layout'], ['feedback', '#feedback'], ['autopilot', '#autopilot-panel'], ['editor', '#editor'], ['data', '#data-panel'], ['reference', '#reference-panel']] as const) {
+  for (const [part, selector] of [
+    ['inputs', '#inputs'],
+    ['answer', '.answer-layout'],
+    ['feedback', '#feedback'],
+    ['autopilot', '#autopilot-panel'],
+    ['editor', '#editor'],
+    ['data', '#data-panel'],
+    ['reference', '#reference-panel'],
+  ] as const) {
     const element = page.locator(selector);
     await element.scrollIntoViewIfNeeded();
     await element.screenshot({ path: join(root, 'test-output', `${name}-${part}.png`) });
@@ -66,7 +74,9 @@ describe('the demo without loose ends', () => {
       await shownAnswer(page);
       const panel = page.locator('#autopilot-panel');
       await expect.poll(() => panel.getByLabel('Autopilot on').isChecked()).toBe(true);
-      await expect.poll(() => panel.locator('.autopilot-state').textContent()).toMatch(/^The agent answers with v2\. Autopilot proposes a version after every \d+ new ratings/);
+      await expect
+        .poll(() => panel.locator('.autopilot-state').textContent())
+        .toMatch(/^The agent answers with v2\. Autopilot proposes a version after every \d+ new ratings/);
       expect(await panel.locator('table.versions tr').count()).toBe(3); // a header, v2, v1
       expect(await evaluations()).toBe(1);
       expect(await page.locator('#history tr').count()).toBe(1);
@@ -100,7 +110,9 @@ describe('the demo without loose ends', () => {
     await expect.poll(() => page.locator('#status').textContent()).toBe('Saved “Tipping advisor, edited” as version 3');
 
     // two identical sets, and a 2-point slope over the whole range: saved, each with a hint and the way to write it
-    await page.locator('#editor textarea[name=inputs]').fill(JSON.stringify({ service: { low: [0, 10], high: [0, 10] }, food: { bad: [1, 4], tasty: [6, 9] } }));
+    await page
+      .locator('#editor textarea[name=inputs]')
+      .fill(JSON.stringify({ service: { low: [0, 10], high: [0, 10] }, food: { bad: [1, 4], tasty: [6, 9] } }));
     await rules.fill('IF service IS low THEN tip IS low\nIF service IS high THEN tip IS generous\nIF food IS tasty THEN tip IS average');
     await page.locator('#save-as-new').click();
     await expect.poll(() => page.locator('#status').textContent()).toMatch(/^Saved “.*” as a new agent$/);
@@ -127,17 +139,21 @@ describe('the demo without loose ends', () => {
     const panel = page.locator('#autopilot-panel');
     await expect.poll(() => panel.locator('table.versions tr').count()).toBe(4);
     await panel.locator('table.versions tr', { hasText: /^v1/ }).getByRole('button', { name: 'Roll back' }).click();
-    await expect.poll(() => panel.getByRole('status').textContent()).toBe(
-      'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
-    );
-    await expect.poll(() => panel.locator('.autopilot-state').textContent()).toMatch(/v4 has no goal \(performance\): ratings are not summarised without one \(they stay stored\)/);
+    await expect
+      .poll(() => panel.getByRole('status').textContent())
+      .toBe(
+        'Rolled back: the agent answers with v1’s definition again, as a new version. v1 has no goal (performance), so autopilot stopped and ratings are not summarised until it has one: switch autopilot on to give it one again.',
+      );
+    await expect
+      .poll(() => panel.locator('.autopilot-state').textContent())
+      .toMatch(/v4 has no goal \(performance\): ratings are not summarised without one \(they stay stored\)/);
     expect(await panel.getByLabel('Autopilot on').isChecked()).toBe(false);
     expect(await panel.locator('table.versions td.ratings').allTextContents()).toEqual(['–', '–', '–', '–']);
 
     // the REST reference, from the worker's GET /openapi.json: every route, also offline
     const reference = page.locator('#reference-panel');
     await reference.locator('summary').click();
-    const served = await api(page, "GET", "/openapi.json");
+    const served = await api(page, 'GET', '/openapi.json');
     const routeCount = Object.values(served.paths as Record<string, object>).reduce((sum, methods) => sum + Object.keys(methods).length, 0);
     expect(await reference.locator('tbody tr').count()).toBe(routeCount);
     expect(await reference.locator('tbody tr', { hasText: 'POST /agent/{id}/rollback' }).textContent()).toContain('RollbackBody');
@@ -157,15 +173,16 @@ describe('the demo without loose ends', () => {
     expect(new Set(ratingTops).size).toBe(1);
     const wrapped = await page.locator('[data-rating]').evaluateAll((buttons) => buttons.filter((button) => button.getBoundingClientRect().height > 44).length);
     expect(wrapped).toBe(0);
-    const smallest = await page.evaluate(() =>
-      [...document.querySelectorAll<SVGTextElement>('svg.chart text')]
-        .filter((text) => text.getBoundingClientRect().width > 0)
-        .map((text) => {
-          const svg = text.ownerSVGElement!;
-          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-          return { px: Number.parseFloat(getComputedStyle(text).fontSize) * scale, text: text.textContent, chart: svg.getAttribute('aria-label') };
-        })
-        .sort((a, b) => a.px - b.px)[0],
+    const smallest = await page.evaluate(
+      () =>
+        [...document.querySelectorAll<SVGTextElement>('svg.chart text')]
+          .filter((text) => text.getBoundingClientRect().width > 0)
+          .map((text) => {
+            const svg = text.ownerSVGElement!;
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return { px: Number.parseFloat(getComputedStyle(text).fontSize) * scale, text: text.textContent, chart: svg.getAttribute('aria-label') };
+          })
+          .sort((a, b) => a.px - b.px)[0],
     );
     expect(smallest!.px, JSON.stringify(smallest)).toBeGreaterThanOrEqual(10);
     await screenshot(page, 'demo-loose-ends-390');
@@ -189,19 +206,25 @@ describe('the optimize preview in words', () => {
     goal: 'maximize' as const,
     before: 3,
     after: 3.4,
-    changes: low.map((to, point) => ({ kind: 'set' as const, side: 'outputs' as const, variable: 'tip', set: 'low', point, from: before.outputs.tip.low[point]!, to })).filter((change) => change.from !== change.to),
+    changes: low
+      .map((to, point) => ({ kind: 'set' as const, side: 'outputs' as const, variable: 'tip', set: 'low', point, from: before.outputs.tip.low[point]!, to }))
+      .filter((change) => change.from !== change.to),
     definition: { ...before, outputs: { tip: { ...before.outputs.tip, low } } },
   });
 
   it('a set that only got wider still pulls toward the same number, and says so', () => {
     const sentences = explainOptimization(answer([-1, 4.28, 9.56]), before, { service: 3 });
     const sentence = sentences.find((text) => text.includes('“low” of tip'))!;
-    expect(sentence).toBe('The output set “low” of tip got wider (8.56 → 10.6 wide): so the rules that conclude “tip IS low” still pull tip toward 4.28, and a wider set weighs more in the balance.');
+    expect(sentence).toBe(
+      'The output set “low” of tip got wider (8.56 → 10.6 wide): so the rules that conclude “tip IS low” still pull tip toward 4.28, and a wider set weighs more in the balance.',
+    );
     for (const text of sentences) expect(text).not.toMatch(/toward (\S+) instead of \1\b/);
   });
 
   it('a set whose centre moved names both centres', () => {
     const sentence = explainOptimization(answer([1, 5.28, 9.56]), before, { service: 3 }).find((text) => text.includes('“low” of tip'))!;
-    expect(sentence).toMatch(/^The output set “low” of tip moved up by 1(\.00)?: so the rules that conclude “tip IS low” now pull tip toward 5\.28 instead of 4\.28\.$/);
+    expect(sentence).toMatch(
+      /^The output set “low” of tip moved up by 1(\.00)?: so the rules that conclude “tip IS low” now pull tip toward 5\.28 instead of 4\.28\.$/,
+    );
   });
 });

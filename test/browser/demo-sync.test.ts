@@ -51,16 +51,20 @@ function syncStatus(page: Page, apiKey: string): Promise<{ status: number; body:
 function fits(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const problems: string[] = [];
-    if (document.documentElement.scrollWidth > innerWidth) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px in ${innerWidth}`);
+    if (document.documentElement.scrollWidth > innerWidth)
+      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px in ${innerWidth}`);
     for (const element of document.querySelectorAll('.sync-badge, .sync-badge *')) {
       const box = element.getBoundingClientRect();
-      if (box.width > 0 && (box.left < -0.5 || box.right > innerWidth + 0.5)) problems.push(`${element.tagName.toLowerCase()} “${element.textContent!.trim().slice(0, 30)}” leaves the screen (${box.left.toFixed(0)}–${box.right.toFixed(0)})`);
+      if (box.width > 0 && (box.left < -0.5 || box.right > innerWidth + 0.5))
+        problems.push(
+          `${element.tagName.toLowerCase()} “${element.textContent!.trim().slice(0, 30)}” leaves the screen (${box.left.toFixed(0)}–${box.right.toFixed(0)})`,
+        );
     }
     return problems;
   });
 }
 
-describe('the demo\'s sync badge', () => {
+describe("the demo's sync badge", () => {
   for (const screen of [
     { width: 1280, height: 900 },
     { width: 390, height: 844 },

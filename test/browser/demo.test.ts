@@ -137,7 +137,7 @@ describe('the demo', () => {
     await context.close();
   });
 
-  it('keeps the Optimize panel\'s simulated ratings apart from the ratings a person gives', async () => {
+  it("keeps the Optimize panel's simulated ratings apart from the ratings a person gives", async () => {
     const context = await shared.browser.newContext();
     const page = await openDemo(context);
     await page.click('[data-rating="4"]');
@@ -154,7 +154,9 @@ describe('the demo', () => {
     await expect.poll(() => panel.getByRole('status').textContent()).toMatch(/on "rating" yet: 1 evaluations carry this metric/);
     await panel.getByRole('textbox', { name: 'metric' }).fill('simulated rating');
     await panel.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/Learnt from 200 evaluations\. Estimated mean simulated rating:/);
+    await expect
+      .poll(() => panel.getByRole('status').textContent(), { timeout: 20_000 })
+      .toMatch(/Learnt from 200 evaluations\. Estimated mean simulated rating:/);
     await context.close();
   });
 

@@ -15,7 +15,12 @@ import type { BrowserContext } from 'playwright-core';
 import { useChromium } from './chromium.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
 
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const workDirectory = join(root, 'test-output', 'docs-examples');
 
 type Place = 'node' | 'browser';
@@ -198,8 +203,7 @@ const shared = useChromium(() => {
 function runInNode(example: Example): Array<{ location: string; actual: unknown }> {
   // Inside the package's own directory, so `fuzzbox/…` resolves through package.json's exports.
   const file = join(workDirectory, `${example.document.replace(/[/.]/g, '-')}-node.mjs`);
-  const harness =
-    'const __ran = []; globalThis.__check = (location, actual) => { __ran.push({ location, actual }); };\n';
+  const harness = 'const __ran = []; globalThis.__check = (location, actual) => { __ran.push({ location, actual }); };\n';
   mkdirSync(workDirectory, { recursive: true });
   writeFileSync(file, `${harness}${toModule(example)}\nprocess.stdout.write('\\n' + JSON.stringify(__ran));\n`);
   const output = execFileSync(process.execPath, [file], { cwd: root, encoding: 'utf8' });
@@ -210,14 +214,11 @@ function runInNode(example: Example): Array<{ location: string; actual: unknown 
 async function runInBrowser(example: Example, given?: BrowserContext): Promise<Array<{ location: string; actual: unknown }>> {
   const name = example.document.replace(/[/.]/g, '-');
   const page = join(workDirectory, 'page');
-  writeFileSync(
-    join(page, `${name}.js`),
-    `${toModule(example)}\nwindow.__outcome = { finished: true };\n`,
-  );
+  writeFileSync(join(page, `${name}.js`), `${toModule(example)}\nwindow.__outcome = { finished: true };\n`);
   // A classic script runs first: it sets up the checks and records what the module throws.
   const setup =
     'window.__ran = []; window.__check = (location, actual) => { window.__ran.push({ location, actual: JSON.parse(JSON.stringify(actual)) }); };' +
-    "const fail = (error) => { window.__outcome = { error: String((error && error.stack) || error) }; };" +
+    'const fail = (error) => { window.__outcome = { error: String((error && error.stack) || error) }; };' +
     "addEventListener('error', (event) => fail(event.error ?? event.message)); addEventListener('unhandledrejection', (event) => fail(event.reason));";
   writeFileSync(
     join(page, `${name}.html`),

@@ -67,8 +67,7 @@ function openDetached(command: string, args: (profile: string) => string[], env:
   });
 }
 
-const versionOf = (command: string, args: string[]) =>
-  execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+const versionOf = (command: string, args: string[]) => execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
 const firefoxPath = () => process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const webkitDriverPath = () => process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
@@ -90,7 +89,8 @@ async function poll(check: () => Promise<boolean>, timeout: number, what: string
   }
 }
 
-const waitFor = (page: Pick<EnginePage, 'evaluate'>) =>
+const waitFor =
+  (page: Pick<EnginePage, 'evaluate'>) =>
   <A>(fn: (arg: A) => boolean, arg?: A, timeout = 10_000) =>
     poll(() => page.evaluate(fn, arg as A), timeout, fn.toString());
 
@@ -100,9 +100,7 @@ const chromiumEngine: Engine = {
   persistentProfiles: true,
   async launch(profile) {
     const options = { executablePath: chromiumPath(), headless: true, args: chromiumArgs };
-    const context = profile
-      ? await chromium.launchPersistentContext(profile, options)
-      : await (await chromium.launch(options)).newContext();
+    const context = profile ? await chromium.launchPersistentContext(profile, options) : await (await chromium.launch(options)).newContext();
     return {
       engine: 'chromium',
       async newPage() {
@@ -161,7 +159,13 @@ const firefoxEngine: Engine = {
       // no first-run pages, update checks or telemetry pings beside the page measured
       writeFileSync(
         join(profile, 'user.js'),
-        ['browser.shell.checkDefaultBrowser', 'browser.aboutwelcome.enabled', 'datareporting.policy.dataSubmissionEnabled', 'toolkit.telemetry.enabled', 'app.update.auto']
+        [
+          'browser.shell.checkDefaultBrowser',
+          'browser.aboutwelcome.enabled',
+          'datareporting.policy.dataSubmissionEnabled',
+          'toolkit.telemetry.enabled',
+          'app.update.auto',
+        ]
           .map((pref) => `user_pref("${pref}", false);`)
           .concat('user_pref("browser.startup.homepage_override.mstone", "ignore");')
           .join('\n'),

@@ -36,7 +36,11 @@ function call(page: EnginePage, method: string, path: string, body?: unknown, ke
       if (body !== undefined) headers['Content-Type'] = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
       const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
       const type = response.headers.get('Content-Type') ?? '';
-      return { status: response.status, evaluationID: response.headers.get('X-Evaluation-ID'), body: type.startsWith('application/json') ? await response.json() : await response.text() };
+      return {
+        status: response.status,
+        evaluationID: response.headers.get('X-Evaluation-ID'),
+        body: type.startsWith('application/json') ? await response.json() : await response.text(),
+      };
     },
     { method, path, body, key },
   ) as Promise<{ status: number; evaluationID: string | null; body: any }>;
@@ -97,7 +101,9 @@ for (const engine of enginesToTest()) {
       await server?.close();
     });
 
-    it('the worker answers the REST interface: account, agent, evaluations, log, feedback, storage, export and import, the 1 MiB bound', { timeout: 120_000 }, async () => {
+    it('the worker answers the REST interface: account, agent, evaluations, log, feedback, storage, export and import, the 1 MiB bound', {
+      timeout: 120_000,
+    }, async () => {
       const { page } = await openRegistered(session, server);
       const before = server.requests.length;
       const { key, agentID, ids } = await seed(page);
@@ -121,7 +127,11 @@ for (const engine of enginesToTest()) {
       // the backup: a header, the version, the agent, every evaluation, the feedback, the trailer; read back whole
       const exported = await call(page, 'GET', '/export', undefined, key);
       expect(exported.status).toBe(200);
-      const kinds = (exported.body as string).trimEnd().split('\n').slice(1).map((line) => JSON.parse(line).kind);
+      const kinds = (exported.body as string)
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((line) => JSON.parse(line).kind);
       expect(kinds).toEqual(['version', 'agent', ...Array(EVALUATIONS).fill('evaluation'), 'feedback', 'end']);
       const imported = await call(page, 'POST', '/import', exported.body, key);
       // every record already here; the header and the trailer are lines, not records
@@ -132,8 +142,17 @@ for (const engine of enginesToTest()) {
       expect(huge.status).toBe(413);
       expect(huge.body.error).toBe('PayloadTooLarge');
       const fll = await page.evaluate(async (key) => {
-        const text = ['Engine: fan', 'InputVariable: t', '  range: 0 30', '  term: cold Triangle 0 10 20', 'OutputVariable: fan', '  range: 0 100',
-          '  term: slow Triangle 0 25 50', 'RuleBlock: rules', '  rule: if t is cold then fan is slow'].join('\n');
+        const text = [
+          'Engine: fan',
+          'InputVariable: t',
+          '  range: 0 30',
+          '  term: cold Triangle 0 10 20',
+          'OutputVariable: fan',
+          '  range: 0 100',
+          '  term: slow Triangle 0 25 50',
+          'RuleBlock: rules',
+          '  rule: if t is cold then fan is slow',
+        ].join('\n');
         const response = await fetch('/agent', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'text/x-fll' }, body: text });
         return { status: response.status, rules: (await response.json()).rules };
       }, key);
@@ -150,17 +169,27 @@ for (const engine of enginesToTest()) {
       const key = (await call(first, 'POST', '/account', { name: 'tabs' })).body.apiKey as string;
       const { page: second, controlledAtStart } = await openRegistered(session, server);
       expect(controlledAtStart).toBe(true);
-      const fromClient = await second.evaluate(async ({ key, fanAgent }) => {
-        const client = new window.fuzzbox.FuzzyClient({ apiKey: key });
-        const agent = await client.createAgent(fanAgent);
-        const answer = await client.evaluate(agent.id, { temperature: 15 });
-        const log = await client.getEvaluation(answer.evaluationID);
-        const backup = await (await client.downloadBackup()).text();
-        const restored = await client.restoreBackup(backup);
-        // a stream too, where the engine cannot send one as a request body (Firefox, WebKit)
-        const restoredFromStream = await client.restoreBackup(new Blob([backup]).stream());
-        return { agentID: agent.id, fan: answer.outputs.fan, logged: log.crisp.fan, restored, restoredFromStream, lines: backup.trimEnd().split('\n').length };
-      }, { key, fanAgent });
+      const fromClient = await second.evaluate(
+        async ({ key, fanAgent }) => {
+          const client = new window.fuzzbox.FuzzyClient({ apiKey: key });
+          const agent = await client.createAgent(fanAgent);
+          const answer = await client.evaluate(agent.id, { temperature: 15 });
+          const log = await client.getEvaluation(answer.evaluationID);
+          const backup = await (await client.downloadBackup()).text();
+          const restored = await client.restoreBackup(backup);
+          // a stream too, where the engine cannot send one as a request body (Firefox, WebKit)
+          const restoredFromStream = await client.restoreBackup(new Blob([backup]).stream());
+          return {
+            agentID: agent.id,
+            fan: answer.outputs.fan,
+            logged: log.crisp.fan,
+            restored,
+            restoredFromStream,
+            lines: backup.trimEnd().split('\n').length,
+          };
+        },
+        { key, fanAgent },
+      );
       expect(fromClient.fan).toBeCloseTo(fanAt15, 9);
       expect(fromClient.logged).toBe(fromClient.fan);
       // the header, the version, the agent, the evaluation (all already here) and the trailer
@@ -173,7 +202,7 @@ for (const engine of enginesToTest()) {
       await first.close();
     });
 
-    it('the demo starts with its server gone under `vite preview`, from the worker\'s offline copy', { timeout: 90_000 }, async () => {
+    it("the demo starts with its server gone under `vite preview`, from the worker's offline copy", { timeout: 90_000 }, async () => {
       requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
       const served = await preview({
         configFile: join(root, 'vite.demo.config.ts'),
@@ -190,12 +219,19 @@ for (const engine of enginesToTest()) {
         await page.waitFor(() => / evaluations?, /.test(document.querySelector('#storage-state')?.textContent ?? ''));
         const storageState = await page.evaluate(() => document.querySelector('#storage-state')!.textContent!);
         if (await page.evaluate(() => 'storage' in navigator)) expect(storageState).toMatch(/ MB of [\d.]+ MB used · (kept until you clear it|may be evicted)/);
-        else expect(storageState).toMatch(/this browser does not tell how much room it gives · this browser does not tell whether it keeps it .*download a backup$/);
+        else
+          expect(storageState).toMatch(
+            /this browser does not tell how much room it gives · this browser does not tell whether it keeps it .*download a backup$/,
+          );
         const rows = await page.evaluate(() => document.querySelectorAll('#history tr').length);
         await served.close();
         await page.goto(`${origin}/`);
         // the page, its scripts and the stored evaluation, all from the worker with no server
-        await page.waitFor((rows) => document.querySelectorAll('#history tr').length === rows && document.querySelector('#history tr.current') !== null, rows, 30_000);
+        await page.waitFor(
+          (rows) => document.querySelectorAll('#history tr').length === rows && document.querySelector('#history tr.current') !== null,
+          rows,
+          30_000,
+        );
         expect(await page.evaluate(() => document.querySelector('.answer .crisp')!.textContent)).toBe('19.5');
       } finally {
         await page.close();
@@ -212,14 +248,21 @@ for (const engine of enginesToTest()) {
         // sized through its window here.
         await page.setViewport(1400, 1000);
         await page.goto(`${demo.origin}/no-such-page`);
-        for (const screen of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+        for (const screen of [
+          { width: 1280, height: 900 },
+          { width: 390, height: 844 },
+        ]) {
           await page.evaluate((screen) => {
             document.body.innerHTML = `<iframe src="/" width="${screen.width}" height="${screen.height}" style="border:0"></iframe>`;
           }, screen);
-          await page.waitFor(() => {
-            const frame = document.querySelector('iframe')?.contentDocument;
-            return !!frame?.querySelector('#history tr.current') && !!frame.querySelector('#outputs svg');
-          }, undefined, 30_000);
+          await page.waitFor(
+            () => {
+              const frame = document.querySelector('iframe')?.contentDocument;
+              return !!frame?.querySelector('#history tr.current') && !!frame.querySelector('#outputs svg');
+            },
+            undefined,
+            30_000,
+          );
           const layout = await page.evaluate(demoLayout);
           expect(layout.problems).toEqual([]);
           expect(layout.width).toBe(screen.width);
@@ -233,32 +276,45 @@ for (const engine of enginesToTest()) {
       }
     });
 
-    it('syncs through the worker with fuzzbox serve: what the browser logs reaches the server, a version made there reaches the browser', { timeout: 120_000 }, async () => {
+    it('syncs through the worker with fuzzbox serve: what the browser logs reaches the server, a version made there reaches the browser', {
+      timeout: 120_000,
+    }, async () => {
       const site = await startFixtureServer(); // an origin of its own: the worker keeps sync settings per origin
       const remote = await syncServer();
       const page = await session.newPage();
       try {
         const { apiKey } = await remote.createAccount('every engine');
         const onServer = (method: string, path: string, body?: unknown) =>
-          remote.handle(new Request(new URL(path, remote.url), {
-            method,
-            headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          })).then(async (response) => ({ status: response.status, body: await response.json() }));
+          remote
+            .handle(
+              new Request(new URL(path, remote.url), {
+                method,
+                headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+                ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+              }),
+            )
+            .then(async (response) => ({ status: response.status, body: await response.json() }));
         await page.goto(`${site.origin}/`);
         await page.waitFor(() => 'fuzzbox' in window);
-        const fromBrowser = await page.evaluate(async ({ url, apiKey, fanAgent }) => {
-          const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', { sync: { url, apiKey, interval: 3_600_000 } });
-          Object.assign(window, { worker });
-          const send = (method: string, path: string, body?: unknown) =>
-            fetch(path, { method, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-          const agent = await (await send('POST', '/agent', fanAgent)).json();
-          const ids: string[] = [];
-          for (let i = 0; i < 20; i++) ids.push((await send('POST', `/agent/${agent.id}`, { temperature: i })).headers.get('X-Evaluation-ID')!);
-          await send('POST', `/evaluation/${ids[0]}/feedback`, { stars: 5 });
-          const status = await worker.sync.now();
-          return { agentID: agent.id as string, ids, pending: status?.pending, lastError: status?.lastError };
-        }, { url: remote.url, apiKey, fanAgent });
+        const fromBrowser = await page.evaluate(
+          async ({ url, apiKey, fanAgent }) => {
+            const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', { sync: { url, apiKey, interval: 3_600_000 } });
+            Object.assign(window, { worker });
+            const send = (method: string, path: string, body?: unknown) =>
+              fetch(path, {
+                method,
+                headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+                ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+              });
+            const agent = await (await send('POST', '/agent', fanAgent)).json();
+            const ids: string[] = [];
+            for (let i = 0; i < 20; i++) ids.push((await send('POST', `/agent/${agent.id}`, { temperature: i })).headers.get('X-Evaluation-ID')!);
+            await send('POST', `/evaluation/${ids[0]}/feedback`, { stars: 5 });
+            const status = await worker.sync.now();
+            return { agentID: agent.id as string, ids, pending: status?.pending, lastError: status?.lastError };
+          },
+          { url: remote.url, apiKey, fanAgent },
+        );
         expect(fromBrowser).toMatchObject({ pending: 0, lastError: null });
 
         const logs = await onServer('GET', `agent/${fromBrowser.agentID}/evaluation?limit=100`);
@@ -268,10 +324,13 @@ for (const engine of enginesToTest()) {
 
         const edited = await onServer('PUT', `agent/${fromBrowser.agentID}`, { ...fanAgent, name: 'fan, edited on the server' });
         expect(edited.status).toBe(200);
-        const inBrowser = await page.evaluate(async ({ agentID, apiKey }) => {
-          await (window as unknown as { worker: { sync: { now(): Promise<unknown> } } }).worker.sync.now();
-          return (await fetch(`/agent/${agentID}`, { headers: { Authorization: `Bearer ${apiKey}` } })).json();
-        }, { agentID: fromBrowser.agentID, apiKey });
+        const inBrowser = await page.evaluate(
+          async ({ agentID, apiKey }) => {
+            await (window as unknown as { worker: { sync: { now(): Promise<unknown> } } }).worker.sync.now();
+            return (await fetch(`/agent/${agentID}`, { headers: { Authorization: `Bearer ${apiKey}` } })).json();
+          },
+          { agentID: fromBrowser.agentID, apiKey },
+        );
         expect(inBrowser).toMatchObject({ name: 'fan, edited on the server', latestVersion: edited.body.latestVersion });
       } finally {
         await page.close();
@@ -329,7 +388,8 @@ function demoLayout() {
   };
   const name = (element: Element) => `${element.tagName.toLowerCase()} “${(element.textContent ?? '').trim().slice(0, 30)}”`;
   const problems: string[] = [];
-  if (doc.documentElement.scrollWidth > view.innerWidth) problems.push(`the page scrolls sideways: ${doc.documentElement.scrollWidth} px wide in ${view.innerWidth}`);
+  if (doc.documentElement.scrollWidth > view.innerWidth)
+    problems.push(`the page scrolls sideways: ${doc.documentElement.scrollWidth} px wide in ${view.innerWidth}`);
   const cards = [...doc.querySelectorAll('.card')].filter(visible);
   for (const card of cards) {
     const edge = card.getBoundingClientRect();

@@ -17,7 +17,9 @@ for (const engine of enginesToTest()) {
     });
     afterAll(() => session?.close());
 
-    it(`registers with {sync: null} on ${VISITS} first visits of fresh origins, never rejecting, never announcing an update`, { timeout: 300_000 }, async () => {
+    it(`registers with {sync: null} on ${VISITS} first visits of fresh origins, never rejecting, never announcing an update`, {
+      timeout: 300_000,
+    }, async () => {
       const outcomes: string[] = [];
       for (let visit = 0; visit < VISITS; visit++) {
         const server = await startFixtureServer();

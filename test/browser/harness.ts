@@ -13,8 +13,7 @@ export function chromiumPath(): string {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium is missing at ${executablePath}: run \`node scripts/setup.mjs --browser\` ` +
-        '(installs Debian\'s chromium with apt-get) or set CHROMIUM_PATH.',
+      `Chromium is missing at ${executablePath}: run \`node scripts/setup.mjs --browser\` ` + "(installs Debian's chromium with apt-get) or set CHROMIUM_PATH.",
     );
   }
   return executablePath;

@@ -49,9 +49,16 @@ describe('the example app', () => {
     const manifest = JSON.parse(/^self\.__WB_MANIFEST = (.*);$/m.exec(worker)![1]!) as Array<{ url: string; revision: string }>;
     const urls = manifest.map((entry) => entry.url);
     expect(urls).toHaveLength(3);
-    expect(urls).toEqual(expect.arrayContaining([expect.stringMatching(/^assets\/index-.*\.css$/), expect.stringMatching(/^assets\/index-.*\.js$/), 'index.html']));
+    expect(urls).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^assets\/index-.*\.css$/), expect.stringMatching(/^assets\/index-.*\.js$/), 'index.html']),
+    );
     for (const { url, revision } of manifest) {
-      expect(revision).toBe(createHash('sha256').update(readFileSync(join(exampleBuild, url))).digest('hex').slice(0, 20));
+      expect(revision).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(exampleBuild, url)))
+          .digest('hex')
+          .slice(0, 20),
+      );
     }
   });
 });
@@ -125,7 +132,12 @@ async function vitePreview(options: { root?: string; configFile?: string; outDir
     logLevel: 'warn',
     ...(options.outDir ? { build: { outDir: options.outDir } } : {}),
     preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
-    plugins: [{ name: 'record-requests', configurePreviewServer: (server) => void server.middlewares.use((request, _, next) => (requests.push(request.url ?? ''), next())) }],
+    plugins: [
+      {
+        name: 'record-requests',
+        configurePreviewServer: (server) => void server.middlewares.use((request, _, next) => (requests.push(request.url ?? ''), next())),
+      },
+    ],
   });
   const { port } = server.httpServer.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, requests, close: () => server.close() };

@@ -178,7 +178,7 @@ describe('offline files', () => {
     await context.close();
   });
 
-  it('works the same in an app\'s own worker bundled from fuzzbox/sw, beside the REST interface', async () => {
+  it("works the same in an app's own worker bundled from fuzzbox/sw, beside the REST interface", async () => {
     write('page.txt', 'first deploy');
     const context = await shared.browser.newContext();
     const page = await openControlled(context, '/own-sw.js');

@@ -27,8 +27,9 @@ const call = callFromPage;
 /** The ids of a request's evaluations, in order (a batch's are comma-separated). */
 const idsOf = (reply: PageReply) => (reply.evaluationID ?? '').split(',').filter(Boolean);
 
-
-test('fill the quota to 507; on the full disk an agent is deleted and evaluation logs are erased through the API; then evaluations are stored again', { timeout: 240_000 }, async () => {
+test('fill the quota to 507; on the full disk an agent is deleted and evaluation logs are erased through the API; then evaluations are stored again', {
+  timeout: 240_000,
+}, async () => {
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto(`${server.origin}/`);
   await page.waitForFunction(() => 'fuzzbox' in window);
@@ -48,7 +49,13 @@ test('fill the quota to 507; on the full disk an agent is deleted and evaluation
   const batches: string[] = [];
   let refused: PageReply | undefined;
   for (let round = 0; round < 2_000 && !refused; round++) {
-    const batch = await call(page, 'POST', `/agent/${kept}`, Array.from({ length: 64 }, (_, i) => ({ temperature: (i + round) % 30 })), key);
+    const batch = await call(
+      page,
+      'POST',
+      `/agent/${kept}`,
+      Array.from({ length: 64 }, (_, i) => ({ temperature: (i + round) % 30 })),
+      key,
+    );
     if (batch.status !== 200) refused = batch;
     batches.push(...idsOf(batch));
     for (let i = 0; i < 16 && !refused; i++) {
@@ -88,7 +95,13 @@ test('fill the quota to 507; on the full disk an agent is deleted and evaluation
   const again = await call(page, 'POST', `/agent/${kept}`, { temperature: 15 }, key);
   expect(again.status, JSON.stringify(again.body)).toBe(200);
   expect((await call(page, 'GET', `/evaluation/${again.evaluationID}`, undefined, key)).body).toMatchObject({ input: { temperature: 15 } });
-  const batchAgain = await call(page, 'POST', `/agent/${kept}`, Array.from({ length: 64 }, (_, i) => ({ temperature: i % 30 })), key);
+  const batchAgain = await call(
+    page,
+    'POST',
+    `/agent/${kept}`,
+    Array.from({ length: 64 }, (_, i) => ({ temperature: i % 30 })),
+    key,
+  );
   expect(batchAgain.status, JSON.stringify(batchAgain.body)).toBe(200);
   expect(idsOf(batchAgain)).toHaveLength(64);
   expect((await call(page, 'GET', `/evaluation/${batches[0]}`, undefined, key)).status).toBe(200);

@@ -8,7 +8,6 @@ import { callFromPage, startFixtureServer } from './harness.js';
 
 const shared = useChromium(startFixtureServer);
 
-
 const call = callFromPage;
 
 async function openControlled(context: BrowserContext): Promise<Page> {
@@ -187,7 +186,7 @@ describe('the REST interface in the worker', () => {
     await context.close();
   });
 
-  it('leaves navigations to the network even at service paths, so the app\'s own pages still load', async () => {
+  it("leaves navigations to the network even at service paths, so the app's own pages still load", async () => {
     const context = await shared.browser.newContext();
     const page = await openControlled(context);
     const response = await page.goto(`${shared.server.origin}/account`);

@@ -29,7 +29,7 @@ async function open(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page };
 }
 
-it('GET /storage: the browser\'s usage, quota and persistence, and the counts, through the worker; {persist: true} asks for persistence', async () => {
+it("GET /storage: the browser's usage, quota and persistence, and the counts, through the worker; {persist: true} asks for persistence", async () => {
   const { context, page } = await open();
   try {
     const result = await page.evaluate(async (agent) => {
@@ -38,7 +38,10 @@ it('GET /storage: the browser\'s usage, quota and persistence, and the counts, t
       const client = anonymous.withKey((await anonymous.createAccount('storage')).apiKey);
       const before = await client.getStorage();
       const created = await client.createAgent(agent);
-      const batch = await client.evaluateBatch(created.id, Array.from({ length: 2000 }, (_, i) => ({ temperature: (i % 400) / 10 })));
+      const batch = await client.evaluateBatch(
+        created.id,
+        Array.from({ length: 2000 }, (_, i) => ({ temperature: (i % 400) / 10 })),
+      );
       await client.postFeedback(batch[0]!.evaluationID, { stars: 5 });
       const after = await client.getStorage();
       return {
@@ -75,7 +78,10 @@ it('a backup downloaded in one browser profile restores into another, and export
       const client = anonymous.withKey((await anonymous.createAccount('first')).apiKey);
       const created = await client.createAgent(agent);
       await client.updateAgent(created.id, { ...agent, name: 'fan v2' });
-      const batch = await client.evaluateBatch(created.id, Array.from({ length: 300 }, (_, i) => ({ temperature: (i % 400) / 10 })));
+      const batch = await client.evaluateBatch(
+        created.id,
+        Array.from({ length: 300 }, (_, i) => ({ temperature: (i % 400) / 10 })),
+      );
       await client.postFeedback(batch[299]!.evaluationID, { stars: 2 });
       return (await client.downloadBackup()).text();
     }, fanAgent);

@@ -144,12 +144,18 @@ export async function preparePage(page: Page, kind: Profile['kind'], sync: { url
       const request = (method: string, path: string, body?: unknown) =>
         new Request(new URL(path, location.href), {
           method,
-          headers: { Authorization: `Bearer ${sync?.apiKey ?? localStorage.getItem('apiKey')}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+          headers: {
+            Authorization: `Bearer ${sync?.apiKey ?? localStorage.getItem('apiKey')}`,
+            ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       if (sync) localStorage.setItem('apiKey', sync.apiKey);
       if (kind === 'worker') {
-        const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', { ...(settings ? { sync: settings } : {}), onSync: (event: SyncEvent) => window.syncEvents.push(event) });
+        const worker = await window.fuzzbox.registerFuzzyWorker('/fuzzbox-sw.js', {
+          ...(settings ? { sync: settings } : {}),
+          onSync: (event: SyncEvent) => window.syncEvents.push(event),
+        });
         window.call = async (method, path, body) => reply(await fetch(request(method, path, body)));
         window.syncNow = () => worker.sync.now();
         window.syncStatus = () => worker.sync.status();
@@ -290,4 +296,3 @@ export async function offline(at: Profile, yes: boolean): Promise<void> {
   at.relay.online = !yes;
   await at.context.setOffline(yes);
 }
-

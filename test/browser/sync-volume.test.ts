@@ -28,7 +28,9 @@ test(`a worker offline for ${LOGS.toLocaleString('en')} logs syncs them all: the
   const synced = performance.now() - syncing;
 
   const counts = async (response: Response) => ((await response.json()) as { counts: { evaluations: number; feedback: number } }).counts;
-  const onServer = await counts(await fetch(`${currentServer().url}storage`, { headers: { Authorization: `Bearer ${await browser.page.evaluate(() => localStorage.getItem('apiKey'))}` } }));
+  const onServer = await counts(
+    await fetch(`${currentServer().url}storage`, { headers: { Authorization: `Bearer ${await browser.page.evaluate(() => localStorage.getItem('apiKey'))}` } }),
+  );
   expect(onServer).toMatchObject({ evaluations: LOGS, feedback: Math.ceil(LOGS / 1024) });
   await expectConverged(browser);
   const perLog = browser.relay.bytes.pushed / LOGS;

@@ -4,7 +4,21 @@
 // network breaking where they say (sync-network.ts).
 import { describe, expect, test } from 'vitest';
 import { serverBackend } from '../sync/support.js';
-import { currentServer, define, expectConverged, launch, offline, openProfile, preparePage, restartServer, rounds, tipping, use, useSyncRig, type Profile } from './sync-rig.js';
+import {
+  currentServer,
+  define,
+  expectConverged,
+  launch,
+  offline,
+  openProfile,
+  preparePage,
+  restartServer,
+  rounds,
+  tipping,
+  use,
+  useSyncRig,
+  type Profile,
+} from './sync-rig.js';
 
 useSyncRig();
 
@@ -119,7 +133,11 @@ describe(`two Chromium profiles and fuzzbox serve on ${serverBackend}`, () => {
     const elsewhere = 'http://127.0.0.1:9/'; // the discard port: nothing answers
     const { answered, moved } = await worker.page.evaluate(
       async ({ agentID, elsewhere, apiKey }) => {
-        const batch = window.call('POST', `/agent/${agentID}`, Array.from({ length: 4096 }, (_, i) => ({ service: i % 11 })));
+        const batch = window.call(
+          'POST',
+          `/agent/${agentID}`,
+          Array.from({ length: 4096 }, (_, i) => ({ service: i % 11 })),
+        );
         const moved = await window.syncConfigure({ url: elsewhere, apiKey, interval: 3_600_000, batchSize: 500 });
         const reply = await batch;
         return { answered: { status: reply.status, ids: reply.ids?.split(',') ?? [] }, moved };
@@ -131,10 +149,12 @@ describe(`two Chromium profiles and fuzzbox serve on ${serverBackend}`, () => {
     for (const id of answered.ids) worker.answered.evaluations.add(id);
     expect(moved?.url).toBe(elsewhere);
     expect((await worker.now()).lastError).toMatch(/fetch/i);
-    const back = await worker.page.evaluate(
-      (settings) => window.syncConfigure(settings),
-      { url: worker.relay.url, apiKey: await worker.page.evaluate(() => localStorage.getItem('apiKey')!), interval: 3_600_000, batchSize: 500 },
-    );
+    const back = await worker.page.evaluate((settings) => window.syncConfigure(settings), {
+      url: worker.relay.url,
+      apiKey: await worker.page.evaluate(() => localStorage.getItem('apiKey')!),
+      interval: 3_600_000,
+      batchSize: 500,
+    });
     expect(back?.url).toBe(worker.relay.url);
     await rounds(worker, inPage);
     await expectConverged(worker, inPage);

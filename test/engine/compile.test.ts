@@ -74,12 +74,15 @@ describe('operators', () => {
   // the t-norms of docs/ENGINE.md, "Operators", as the message lists them
   const T_NORM_LIST = '"min" or "product" or "boundedDifference" or "drasticProduct" or "einsteinProduct" or "hamacherProduct" or "nilpotentMinimum"';
   it('refuse anything else, by path', () => {
-    expect(issuesOf(withChange({ operators: 'product' }))).toEqual([{ path: 'operators', message: 'must be an object such as {"and": "product"}, got "product"' }]);
+    expect(issuesOf(withChange({ operators: 'product' }))).toEqual([
+      { path: 'operators', message: 'must be an object such as {"and": "product"}, got "product"' },
+    ]);
     expect(issuesOf(withChange({ operators: { and: 'mean', not: 'x', or: 'probabilisticSum', implication: 'max' } }))).toEqual([
       { path: 'operators.and', message: `and is ${T_NORM_LIST}, got "mean"` },
       {
         path: 'operators.not',
-        message: 'unknown operator "not": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
+        message:
+          'unknown operator "not": an agent chooses "and", "or", "implication", "aggregation", "defuzzification", "activationThreshold", "ranges" and "outputs"',
       },
       { path: 'operators.implication', message: `implication is ${T_NORM_LIST}, got "max"` },
     ]);
@@ -90,11 +93,7 @@ describe('INCREASES / DECREASES expansion', () => {
   const agentWith = (inputSets: Record<string, number[]>, outputSets: Record<string, number[]>, rule: string) =>
     compileAgent({ inputs: { x: inputSets }, outputs: { y: outputSets }, rules: [rule] });
   const pairs = (rule: string, inputSets: Record<string, number[]>, outputSets: Record<string, number[]>) =>
-    agentWith(inputSets, outputSets, rule).expandedRules.map((r) => [
-      r.condition.type === 'is' ? r.condition.set : '?',
-      r.conclusions[0]!.set,
-      r.weight,
-    ]);
+    agentWith(inputSets, outputSets, rule).expandedRules.map((r) => [r.condition.type === 'is' ? r.condition.set : '?', r.conclusions[0]!.set, r.weight]);
 
   // Definition order is shuffled on purpose: pairing follows each set's centre (middle of its top).
   // Input centres: lo (falling shoulder [0, 2] in range 0..10 → trapezoid [0, 0, 0, 2]) 0; mid 5; hi (rising) 10.
@@ -171,96 +170,180 @@ describe('AgentValidationError', () => {
     ['null', null, { path: '', message: 'an agent must be an object with inputs, outputs and rules, got null' }],
     ['inputs missing', withChange({ inputs: undefined }), { path: 'inputs', message: 'must be an object mapping each input name to its sets, got undefined' }],
     ['outputs an array', withChange({ outputs: [] }), { path: 'outputs', message: 'must be an object mapping each output name to its sets, got []' }],
-    ['no inputs', withChange({ inputs: {}, rules: ['x INCREASES fan'] }), [
-      { path: 'inputs', message: 'an agent needs at least one input' },
-      { path: 'rules[0]', message: 'column 1: unknown input "x" (known inputs: none) in rule "x INCREASES fan"' },
-    ]],
-    ['a variable that is not an object', withChange({ outputs: { fan: [0, 1] } }), {
-      path: 'outputs.fan',
-      message: 'must be an object mapping each set name to its points, got [0,1]',
-    }],
-    ['a variable without sets', withChange({ outputs: { fan: {} }, rules: ['IF temperature IS cold THEN fan IS nothing'] }), [
-      { path: 'outputs.fan', message: 'output "fan" needs at least one set' },
+    [
+      'no inputs',
+      withChange({ inputs: {}, rules: ['x INCREASES fan'] }),
+      [
+        { path: 'inputs', message: 'an agent needs at least one input' },
+        { path: 'rules[0]', message: 'column 1: unknown input "x" (known inputs: none) in rule "x INCREASES fan"' },
+      ],
+    ],
+    [
+      'a variable that is not an object',
+      withChange({ outputs: { fan: [0, 1] } }),
       {
-        path: 'rules[0]',
-        message: 'column 36: unknown set "nothing" for output "fan" (known: none) in rule "IF temperature IS cold THEN fan IS nothing"',
+        path: 'outputs.fan',
+        message: 'must be an object mapping each set name to its points, got [0,1]',
       },
-    ]],
-    ['an empty variable name', withChange({ inputs: { '': { a: [0, 1] }, temperature: { cold: [0, 10], hot: [20, 30] } } }), {
-      path: 'inputs.',
-      message: 'input names must not be empty',
-    }],
-    ['an empty set name', withChange({ outputs: { fan: { off: [0, 1], on: [1, 2], '': [0, 2] } } }), {
-      path: 'outputs.fan.',
-      message: 'set names must not be empty',
-    }],
-    ['one point', withChange({ outputs: { fan: { off: [0], on: [1, 2] } } }), {
-      path: 'outputs.fan.off',
-      message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 1 points',
-    }],
-    ['five points', withChange({ outputs: { fan: { off: [0, 1, 2, 3, 4], on: [1, 2] } } }), {
-      path: 'outputs.fan.off',
-      message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 5 points',
-    }],
-    ['points not an array', withChange({ outputs: { fan: { off: 3, on: [1, 2] } } }), {
-      path: 'outputs.fan.off',
-      message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 3',
-    }],
-    ['a point that is not finite', withChange({ outputs: { fan: { off: [0, Infinity], on: [1, 2] } } }), {
-      path: 'outputs.fan.off',
-      message: 'points must be finite numbers: [0, Infinity]',
-    }],
-    ['points out of order', withChange({ outputs: { fan: { off: [0, 5, 3], on: [1, 2] } } }), {
-      path: 'outputs.fan.off',
-      message: 'points must be in non-decreasing order: [0, 5, 3]',
-    }],
-    ['rules not an array', withChange({ rules: 'IF temperature IS cold THEN fan IS off' }), {
-      path: 'rules',
-      message: 'must be an array of rule strings, got "IF temperature IS cold THEN fan IS off"',
-    }],
+    ],
+    [
+      'a variable without sets',
+      withChange({ outputs: { fan: {} }, rules: ['IF temperature IS cold THEN fan IS nothing'] }),
+      [
+        { path: 'outputs.fan', message: 'output "fan" needs at least one set' },
+        {
+          path: 'rules[0]',
+          message: 'column 36: unknown set "nothing" for output "fan" (known: none) in rule "IF temperature IS cold THEN fan IS nothing"',
+        },
+      ],
+    ],
+    [
+      'an empty variable name',
+      withChange({ inputs: { '': { a: [0, 1] }, temperature: { cold: [0, 10], hot: [20, 30] } } }),
+      {
+        path: 'inputs.',
+        message: 'input names must not be empty',
+      },
+    ],
+    [
+      'an empty set name',
+      withChange({ outputs: { fan: { off: [0, 1], on: [1, 2], '': [0, 2] } } }),
+      {
+        path: 'outputs.fan.',
+        message: 'set names must not be empty',
+      },
+    ],
+    [
+      'one point',
+      withChange({ outputs: { fan: { off: [0], on: [1, 2] } } }),
+      {
+        path: 'outputs.fan.off',
+        message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 1 points',
+      },
+    ],
+    [
+      'five points',
+      withChange({ outputs: { fan: { off: [0, 1, 2, 3, 4], on: [1, 2] } } }),
+      {
+        path: 'outputs.fan.off',
+        message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 5 points',
+      },
+    ],
+    [
+      'points not an array',
+      withChange({ outputs: { fan: { off: 3, on: [1, 2] } } }),
+      {
+        path: 'outputs.fan.off',
+        message: 'a set needs 2, 3 or 4 numbers (slope, triangle, trapezoid), got 3',
+      },
+    ],
+    [
+      'a point that is not finite',
+      withChange({ outputs: { fan: { off: [0, Infinity], on: [1, 2] } } }),
+      {
+        path: 'outputs.fan.off',
+        message: 'points must be finite numbers: [0, Infinity]',
+      },
+    ],
+    [
+      'points out of order',
+      withChange({ outputs: { fan: { off: [0, 5, 3], on: [1, 2] } } }),
+      {
+        path: 'outputs.fan.off',
+        message: 'points must be in non-decreasing order: [0, 5, 3]',
+      },
+    ],
+    [
+      'rules not an array',
+      withChange({ rules: 'IF temperature IS cold THEN fan IS off' }),
+      {
+        path: 'rules',
+        message: 'must be an array of rule strings, got "IF temperature IS cold THEN fan IS off"',
+      },
+    ],
     ['no rules', withChange({ rules: [] }), { path: 'rules', message: 'an agent needs at least one rule' }],
     ['a rule that is not a string', withChange({ rules: [42] }), { path: 'rules[0]', message: 'a rule must be a string, got 42' }],
-    ['a rule that does not parse', withChange({ rules: ['IF temperature IS cold THEN fan IS off', 'IF temperature IS cold fan IS off'] }), {
-      path: 'rules[1]',
-      message: 'column 24: expected AND, OR or THEN after "cold" in rule "IF temperature IS cold fan IS off"',
-    }],
-    ['an unknown input', withChange({ rules: ['IF humidity IS cold THEN fan IS off'] }), {
-      path: 'rules[0]',
-      message: 'column 4: unknown input "humidity" (known inputs: temperature) in rule "IF humidity IS cold THEN fan IS off"',
-    }],
-    ['an output in a condition', withChange({ rules: ['IF fan IS on THEN fan IS off'] }), {
-      path: 'rules[0]',
-      message: 'column 4: "fan" is an output; a condition needs an input (inputs: temperature) in rule "IF fan IS on THEN fan IS off"',
-    }],
-    ['an unknown input set', withChange({ rules: ['IF temperature IS NOT warm THEN fan IS off'] }), {
-      path: 'rules[0]',
-      message: 'column 23: unknown set "warm" for input "temperature" (known: cold, hot) in rule "IF temperature IS NOT warm THEN fan IS off"',
-    }],
-    ['an unknown output', withChange({ rules: ['IF temperature IS cold THEN heater IS off'] }), {
-      path: 'rules[0]',
-      message: 'column 29: unknown output "heater" (known outputs: fan) in rule "IF temperature IS cold THEN heater IS off"',
-    }],
-    ['an input in a conclusion', withChange({ rules: ['IF temperature IS cold THEN fan IS off, temperature IS hot'] }), {
-      path: 'rules[0]',
-      message:
-        'column 41: "temperature" is an input; a conclusion needs an output (outputs: fan) in rule "IF temperature IS cold THEN fan IS off, temperature IS hot"',
-    }],
-    ['an unknown output set', withChange({ rules: ['IF temperature IS cold THEN fan IS "half on"'] }), {
-      path: 'rules[0]',
-      message: 'column 36: unknown set "half on" for output "fan" (known: off, on) in rule "IF temperature IS cold THEN fan IS \\"half on\\""',
-    }],
-    ['a weight above 1', withChange({ rules: ['IF temperature IS cold THEN fan IS off WITH 2'] }), {
-      path: 'rules[0]',
-      message: 'column 45: expected a weight from 0 to 1, got 2 in rule "IF temperature IS cold THEN fan IS off WITH 2"',
-    }],
-    ['an unknown input in a trend rule', withChange({ rules: ['humidity INCREASES fan'] }), {
-      path: 'rules[0]',
-      message: 'column 1: unknown input "humidity" (known inputs: temperature) in rule "humidity INCREASES fan"',
-    }],
-    ['an input as the output of a trend rule', withChange({ rules: ['temperature DECREASES temperature'] }), {
-      path: 'rules[0]',
-      message: 'column 23: "temperature" is an input; a conclusion needs an output (outputs: fan) in rule "temperature DECREASES temperature"',
-    }],
+    [
+      'a rule that does not parse',
+      withChange({ rules: ['IF temperature IS cold THEN fan IS off', 'IF temperature IS cold fan IS off'] }),
+      {
+        path: 'rules[1]',
+        message: 'column 24: expected AND, OR or THEN after "cold" in rule "IF temperature IS cold fan IS off"',
+      },
+    ],
+    [
+      'an unknown input',
+      withChange({ rules: ['IF humidity IS cold THEN fan IS off'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 4: unknown input "humidity" (known inputs: temperature) in rule "IF humidity IS cold THEN fan IS off"',
+      },
+    ],
+    [
+      'an output in a condition',
+      withChange({ rules: ['IF fan IS on THEN fan IS off'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 4: "fan" is an output; a condition needs an input (inputs: temperature) in rule "IF fan IS on THEN fan IS off"',
+      },
+    ],
+    [
+      'an unknown input set',
+      withChange({ rules: ['IF temperature IS NOT warm THEN fan IS off'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 23: unknown set "warm" for input "temperature" (known: cold, hot) in rule "IF temperature IS NOT warm THEN fan IS off"',
+      },
+    ],
+    [
+      'an unknown output',
+      withChange({ rules: ['IF temperature IS cold THEN heater IS off'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 29: unknown output "heater" (known outputs: fan) in rule "IF temperature IS cold THEN heater IS off"',
+      },
+    ],
+    [
+      'an input in a conclusion',
+      withChange({ rules: ['IF temperature IS cold THEN fan IS off, temperature IS hot'] }),
+      {
+        path: 'rules[0]',
+        message:
+          'column 41: "temperature" is an input; a conclusion needs an output (outputs: fan) in rule "IF temperature IS cold THEN fan IS off, temperature IS hot"',
+      },
+    ],
+    [
+      'an unknown output set',
+      withChange({ rules: ['IF temperature IS cold THEN fan IS "half on"'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 36: unknown set "half on" for output "fan" (known: off, on) in rule "IF temperature IS cold THEN fan IS \\"half on\\""',
+      },
+    ],
+    [
+      'a weight above 1',
+      withChange({ rules: ['IF temperature IS cold THEN fan IS off WITH 2'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 45: expected a weight from 0 to 1, got 2 in rule "IF temperature IS cold THEN fan IS off WITH 2"',
+      },
+    ],
+    [
+      'an unknown input in a trend rule',
+      withChange({ rules: ['humidity INCREASES fan'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 1: unknown input "humidity" (known inputs: temperature) in rule "humidity INCREASES fan"',
+      },
+    ],
+    [
+      'an input as the output of a trend rule',
+      withChange({ rules: ['temperature DECREASES temperature'] }),
+      {
+        path: 'rules[0]',
+        message: 'column 23: "temperature" is an input; a conclusion needs an output (outputs: fan) in rule "temperature DECREASES temperature"',
+      },
+    ],
   ];
 
   it.each(cases)('%s', (_, definition, issue) => {
@@ -283,9 +366,7 @@ describe('size limits (issues, never a stack overflow or an unbounded evaluation
     expect(issuesOf(agent({ outputs: { tip: sets(101) } }))).toEqual([
       { path: 'outputs.tip', message: 'output "tip" has 101 sets; a variable has at most 100' },
     ]);
-    expect(issuesOf(agent({ inputs: { x: sets(101) } }))).toEqual([
-      { path: 'inputs.x', message: 'input "x" has 101 sets; a variable has at most 100' },
-    ]);
+    expect(issuesOf(agent({ inputs: { x: sets(101) } }))).toEqual([{ path: 'inputs.x', message: 'input "x" has 101 sets; a variable has at most 100' }]);
   });
 
   it('a variable of 50 000 sets (200 000 points) is one issue, not a stack overflow', () => {
@@ -319,10 +400,12 @@ describe('size limits (issues, never a stack overflow or an unbounded evaluation
     // x has 3 sets: 333 trend rules stand for 999 rules, plus one IF rule: 1000; one more IF rule: 1001
     const trends = Array.from({ length: 333 }, () => 'x INCREASES tip');
     expect(compileAgent(agent({ rules: [...trends, 'IF x IS s0 THEN tip IS s0'] })).expandedRules).toHaveLength(1000);
-    expect(issuesOf(agent({ rules: [...trends, ...rules(2)] }))).toEqual([{
-      path: 'rules',
-      message: 'an agent has at most 1000 rules, counting INCREASES/DECREASES as one rule per set of its input; these make 1001',
-    }]);
+    expect(issuesOf(agent({ rules: [...trends, ...rules(2)] }))).toEqual([
+      {
+        path: 'rules',
+        message: 'an agent has at most 1000 rules, counting INCREASES/DECREASES as one rule per set of its input; these make 1001',
+      },
+    ]);
   });
 
   it('at most 100 conclusions per rule', () => {
@@ -347,20 +430,24 @@ describe('size limits (issues, never a stack overflow or an unbounded evaluation
 
   it('a rule nested deeper than 64 levels is an issue at its column (a 400, not a 500)', () => {
     const rule = `IF ${'('.repeat(3000)}x IS s0${')'.repeat(3000)} THEN tip IS s0`;
-    expect(issuesOf(agent({ rules: [`IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0`] }))).toEqual([{
-      path: 'rules[0]',
-      message: `column 260: conditions nest deeper than 64 levels (NOT and "(" count one level each) in rule "IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0"`,
-    }]);
+    expect(issuesOf(agent({ rules: [`IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0`] }))).toEqual([
+      {
+        path: 'rules[0]',
+        message: `column 260: conditions nest deeper than 64 levels (NOT and "(" count one level each) in rule "IF ${'NOT '.repeat(400)}x IS s0 THEN tip IS s0"`,
+      },
+    ]);
     expect(rule.length).toBeGreaterThan(2000); // longer than a rule may be: reported by its length
     expect(issuesOf(agent({ rules: [rule] }))).toEqual([{ path: 'rules[0]', message: `a rule has at most 2000 characters, got ${rule.length}` }]);
   });
 
   it('rejects a variable whose range is wider than the largest number (max − min overflows)', () => {
     // the points are finite, but 1.7e308 − (−1.7e308) = 3.4e308 is beyond Number.MAX_VALUE ≈ 1.798e308
-    expect(issuesOf(agent({ outputs: { tip: { s0: [-1.7e308, -1e308, 0], s1: [0, 1e308, 1.7e308] } } }))).toEqual([{
-      path: 'outputs.tip',
-      message: 'the points of output "tip" span from -1.7e+308 to 1.7e+308, a width beyond the largest number (about 1.8e+308); bring them closer together',
-    }]);
+    expect(issuesOf(agent({ outputs: { tip: { s0: [-1.7e308, -1e308, 0], s1: [0, 1e308, 1.7e308] } } }))).toEqual([
+      {
+        path: 'outputs.tip',
+        message: 'the points of output "tip" span from -1.7e+308 to 1.7e+308, a width beyond the largest number (about 1.8e+308); bring them closer together',
+      },
+    ]);
     expect(issuesOf(agent({ inputs: { x: { s0: [-1e308, 0], s1: [0, 1e308] } } }))[0]!.path).toBe('inputs.x');
     // 1.6e308 wide is representable, so it compiles
     expect(() => compileAgent(agent({ outputs: { tip: { s0: [-8e307, -4e307, 0], s1: [0, 4e307, 8e307] } } }))).not.toThrow();

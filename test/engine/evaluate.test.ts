@@ -39,9 +39,33 @@ describe('evaluate: the tipper by hand', () => {
       'IF service IS good AND food IS delicious THEN tip IS generous',
     ]);
     expect(trace.inferred).toEqual({ tip: { average: expect.closeTo(0.8, 14), generous: expect.closeTo(0.2, 14) } });
-    expect(trace.clipped.tip!.average).toEqual(closeTo([[10, 0], [14, 0.8], [16, 0.8], [20, 0]]));
-    expect(trace.clipped.tip!.generous).toEqual(closeTo([[20, 0], [21, 0.2], [29, 0.2], [30, 0]]));
-    expect(trace.combined.tip).toEqual(closeTo([[10, 0], [14, 0.8], [16, 0.8], [20, 0], [21, 0.2], [29, 0.2], [30, 0]]));
+    expect(trace.clipped.tip!.average).toEqual(
+      closeTo([
+        [10, 0],
+        [14, 0.8],
+        [16, 0.8],
+        [20, 0],
+      ]),
+    );
+    expect(trace.clipped.tip!.generous).toEqual(
+      closeTo([
+        [20, 0],
+        [21, 0.2],
+        [29, 0.2],
+        [30, 0],
+      ]),
+    );
+    expect(trace.combined.tip).toEqual(
+      closeTo([
+        [10, 0],
+        [14, 0.8],
+        [16, 0.8],
+        [20, 0],
+        [21, 0.2],
+        [29, 0.2],
+        [30, 0],
+      ]),
+    );
     expect(trace.centroid.tip).toEqual(closeTo([[117 / 6.6, 1.6666666666666667 / 6.6]])[0]);
     expect(trace.crisp.tip).toBeCloseTo(117 / 6.6, 12);
     expect(evaluate(tipper, { service: 3, food: 8 }).crisp.tip).toBeCloseTo(117 / 6.6, 12);
@@ -83,11 +107,21 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // ∫y²/2: ramp ∫₀⁴(t/4)²/2 dt = 2/3, top 2·1/2 = 1; ȳ = (5/3)/4 = 5/12.
     const cold = evaluate(heater, { temperature: -1000 }, { trace: true });
     expect(cold.fuzzified.temperature).toEqual({ cold: 1, mild: 0, hot: 0 });
-    expect(cold.combined.power).toEqual([[4, 0], [8, 1], [10, 1], [10, 0]]);
+    expect(cold.combined.power).toEqual([
+      [4, 0],
+      [8, 1],
+      [10, 1],
+      [10, 0],
+    ]);
     expect(cold.centroid.power).toEqual(closeTo([[47 / 6, 5 / 12]])[0]);
     // 1e9: hot 1 → low at 1: [[0,0],[0,1],[2,1],[6,0]]; area 2 + 2 = 4; moment 2·1 + 2·(2 + 4/3) = 26/3; crisp 13/6.
     const hot = evaluate(heater, { temperature: 1e9 }, { trace: true });
-    expect(hot.combined.power).toEqual([[0, 0], [0, 1], [2, 1], [6, 0]]);
+    expect(hot.combined.power).toEqual([
+      [0, 0],
+      [0, 1],
+      [2, 1],
+      [6, 0],
+    ]);
     expect(hot.crisp.power).toBeCloseTo(13 / 6, 12);
   });
 
@@ -95,7 +129,12 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // 17.5: cold (20 − 17.5)/10 = 0.25 → high cut at 0.25: [[4,0],[5,0.25],[10,0.25],[10,0]].
     // area 1·0.25/2 + 5·0.25 = 11/8; moment 0.125·(4 + 2/3) + 1.25·7.5 = 7/12 + 75/8 = 239/24; crisp 239/33.
     const trace = evaluate(heater, { temperature: 17.5 }, { trace: true });
-    expect(trace.clipped.power!.high).toEqual([[4, 0], [5, 0.25], [10, 0.25], [10, 0]]);
+    expect(trace.clipped.power!.high).toEqual([
+      [4, 0],
+      [5, 0.25],
+      [10, 0.25],
+      [10, 0],
+    ]);
     expect(trace.crisp.power).toBeCloseTo(239 / 33, 12);
     expect(evaluate(heater, { temperature: 17.5 }).crisp.power).toBeCloseTo(239 / 33, 12);
   });
@@ -105,7 +144,13 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // area 2·0.5 + 4·1/2 = 3; moment 1·1 + 2·(2 + 4/3) = 23/3; crisp 23/9.
     const agent = withStrengths({ a: [0, 0, 2, 2], b: [2, 2, 6] }, ['IF x IS any THEN o IS a WITH 0.5', 'IF x IS any THEN o IS b']);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
-    expect(trace.combined.o).toEqual([[0, 0], [0, 0.5], [2, 0.5], [2, 1], [6, 0]]);
+    expect(trace.combined.o).toEqual([
+      [0, 0],
+      [0, 0.5],
+      [2, 0.5],
+      [2, 1],
+      [6, 0],
+    ]);
     expect(trace.crisp.o).toBeCloseTo(23 / 9, 12);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(23 / 9, 12);
   });
@@ -114,7 +159,14 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // a [0,0,5,5] at 0.5, b [5,5,10,10] at 1: area 2.5 + 5 = 7.5; moment 2.5·2.5 + 5·7.5 = 43.75; crisp 35/6.
     const agent = withStrengths({ a: [0, 0, 5, 5], b: [5, 5, 10, 10] }, ['IF x IS any THEN o IS a WITH 0.5', 'IF x IS any THEN o IS b']);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
-    expect(trace.combined.o).toEqual([[0, 0], [0, 0.5], [5, 0.5], [5, 1], [10, 1], [10, 0]]);
+    expect(trace.combined.o).toEqual([
+      [0, 0],
+      [0, 0.5],
+      [5, 0.5],
+      [5, 1],
+      [10, 1],
+      [10, 0],
+    ]);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(35 / 6, 12);
   });
 
@@ -125,7 +177,16 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // moments 3.2·16/3 + 3.2·10 + 2.4·(12 + 4·1.6/3.6) + 4·21 + 0.8·(26 + 4/3) = 188; crisp 188/13.6.
     const agent = withStrengths({ a: [0, 10, 20], b: [10, 20, 30] }, ['IF x IS any THEN o IS a WITH 0.8', 'IF x IS any THEN o IS b WITH 0.4']);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
-    expect(trace.combined.o).toEqual(closeTo([[0, 0], [8, 0.8], [12, 0.8], [16, 0.4], [26, 0.4], [30, 0]]));
+    expect(trace.combined.o).toEqual(
+      closeTo([
+        [0, 0],
+        [8, 0.8],
+        [12, 0.8],
+        [16, 0.4],
+        [26, 0.4],
+        [30, 0],
+      ]),
+    );
     expect(trace.crisp.o).toBeCloseTo(188 / 13.6, 12);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(188 / 13.6, 12);
   });
@@ -135,7 +196,17 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
     // Symmetric about 15, so crisp = 15.
     const agent = withStrengths({ a: [0, 10, 20], b: [10, 20, 30] }, ['IF x IS any THEN o IS a, o IS b WITH 0.6']);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
-    expect(trace.combined.o).toEqual(closeTo([[0, 0], [6, 0.6], [14, 0.6], [15, 0.5], [16, 0.6], [24, 0.6], [30, 0]]));
+    expect(trace.combined.o).toEqual(
+      closeTo([
+        [0, 0],
+        [6, 0.6],
+        [14, 0.6],
+        [15, 0.5],
+        [16, 0.6],
+        [24, 0.6],
+        [30, 0],
+      ]),
+    );
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(15, 12);
   });
 
@@ -146,30 +217,41 @@ describe('evaluate: shoulders, vertical edges, zero-width sets', () => {
       'IF x IS any THEN o IS s2 WITH 0.6',
     ]);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
-    expect(trace.combined.o).toEqual([[5, 0], [5, 0.2], [5, 0], [15, 0], [15, 0.6], [15, 0]]);
+    expect(trace.combined.o).toEqual([
+      [5, 0],
+      [5, 0.2],
+      [5, 0],
+      [15, 0],
+      [15, 0.6],
+      [15, 0],
+    ]);
     expect(trace.centroid.o).toEqual(closeTo([[12.5, 0.25]])[0]);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(12.5, 12);
   });
 
   it('zero-width sets at one x count once, at the higher degree', () => {
     // p and q both at 4 (0.3 and 0.9), r at 10 (0.9): x̄ = (0.9·4 + 0.9·10)/1.8 = 7.
-    const agent = withStrengths({ p: [4, 4], q: [4, 4, 4], r: [10, 10, 10] }, [
-      'IF x IS any THEN o IS p WITH 0.3',
-      'IF x IS any THEN o IS q, o IS r WITH 0.9',
-    ]);
+    const agent = withStrengths({ p: [4, 4], q: [4, 4, 4], r: [10, 10, 10] }, ['IF x IS any THEN o IS p WITH 0.3', 'IF x IS any THEN o IS q, o IS r WITH 0.9']);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(7, 12);
     expect(evaluate(agent, { x: 5 }, { trace: true }).crisp.o).toBeCloseTo(7, 12);
   });
 
   it('a zero-width set next to a region with area adds a spike to the polygon but nothing to the centroid', () => {
     // wide [0,10,20] cut at 0.5 is symmetric about 10 (crisp 10); the spike at 18 reaches 0.9.
-    const agent = withStrengths({ spike: [18, 18, 18], wide: [0, 10, 20] }, [
-      'IF x IS any THEN o IS spike WITH 0.9',
-      'IF x IS any THEN o IS wide WITH 0.5',
-    ]);
+    const agent = withStrengths({ spike: [18, 18, 18], wide: [0, 10, 20] }, ['IF x IS any THEN o IS spike WITH 0.9', 'IF x IS any THEN o IS wide WITH 0.5']);
     const trace = evaluate(agent, { x: 5 }, { trace: true });
     // wide falls as (20 − x)/10: 0.2 at 18
-    expect(trace.combined.o).toEqual(closeTo([[0, 0], [5, 0.5], [15, 0.5], [18, 0.2], [18, 0.9], [18, 0.2], [20, 0]]));
+    expect(trace.combined.o).toEqual(
+      closeTo([
+        [0, 0],
+        [5, 0.5],
+        [15, 0.5],
+        [18, 0.2],
+        [18, 0.9],
+        [18, 0.2],
+        [20, 0],
+      ]),
+    );
     expect(trace.crisp.o).toBeCloseTo(10, 12);
     expect(evaluate(agent, { x: 5 }).crisp.o).toBeCloseTo(10, 12);
   });
@@ -330,10 +412,28 @@ describe('membership and setShape', () => {
   });
 
   it('draws shoulders as trapezoids to the edge of the range', () => {
-    expect(setShape([2, 4], range)).toEqual([[0, 0], [0, 1], [2, 1], [4, 0]]);
-    expect(setShape([6, 8], range)).toEqual([[6, 0], [8, 1], [10, 1], [10, 0]]);
-    expect(setShape([0, 5, 10], range)).toEqual([[0, 0], [5, 1], [10, 0]]);
-    expect(setShape([3, 3, 3], range)).toEqual([[3, 0], [3, 1], [3, 0]]);
+    expect(setShape([2, 4], range)).toEqual([
+      [0, 0],
+      [0, 1],
+      [2, 1],
+      [4, 0],
+    ]);
+    expect(setShape([6, 8], range)).toEqual([
+      [6, 0],
+      [8, 1],
+      [10, 1],
+      [10, 0],
+    ]);
+    expect(setShape([0, 5, 10], range)).toEqual([
+      [0, 0],
+      [5, 1],
+      [10, 0],
+    ]);
+    expect(setShape([3, 3, 3], range)).toEqual([
+      [3, 0],
+      [3, 1],
+      [3, 0],
+    ]);
   });
 });
 
@@ -346,7 +446,10 @@ describe('evaluate: extreme but finite numbers (integration in normalised coordi
 
   it('±1e308 scale: two mirrored triangles at equal strength balance at 0; one alone has its centroid at the mean of its corners', () => {
     // range −8e307..8e307 is 1.6e308 wide (finite); the moments in x would be ~1e308² and overflow
-    const agent = withStrengths({ low: [-8e307, -4e307, 0], high: [0, 4e307, 8e307] }, ['IF x IS any THEN o IS low, o IS high', 'IF x IS any THEN o IS high WITH 0.5']);
+    const agent = withStrengths({ low: [-8e307, -4e307, 0], high: [0, 4e307, 8e307] }, [
+      'IF x IS any THEN o IS low, o IS high',
+      'IF x IS any THEN o IS high WITH 0.5',
+    ]);
     near(evaluate(agent, { x: 5 }).crisp.o, 0, 1.6e308);
     const high = withStrengths({ low: [-8e307, -4e307, 0], high: [0, 4e307, 8e307] }, ['IF x IS any THEN o IS high']);
     // a whole triangle's centroid is the mean of its corners: (0 + 4e307 + 8e307) / 3

@@ -20,10 +20,24 @@ function degreeOf(term: TermDefinition, x: number): number {
   let y: number;
   switch (term.type) {
     case 'triangle':
-      y = x < term.vertexA || x > term.vertexC ? 0 : x === term.vertexB ? 1 : x < term.vertexB ? lineUp(term.vertexA, term.vertexB) : lineUp(term.vertexC, term.vertexB);
+      y =
+        x < term.vertexA || x > term.vertexC
+          ? 0
+          : x === term.vertexB
+            ? 1
+            : x < term.vertexB
+              ? lineUp(term.vertexA, term.vertexB)
+              : lineUp(term.vertexC, term.vertexB);
       break;
     case 'trapezoid':
-      y = x < term.vertexA || x > term.vertexD ? 0 : x < term.vertexB ? lineUp(term.vertexA, term.vertexB) : x <= term.vertexC ? 1 : lineUp(term.vertexD, term.vertexC);
+      y =
+        x < term.vertexA || x > term.vertexD
+          ? 0
+          : x < term.vertexB
+            ? lineUp(term.vertexA, term.vertexB)
+            : x <= term.vertexC
+              ? 1
+              : lineUp(term.vertexD, term.vertexC);
       break;
     case 'ramp':
       y = Math.min(1, Math.max(0, lineUp(term.start, term.end)));
@@ -70,7 +84,14 @@ function degreeOf(term: TermDefinition, x: number): number {
       y = Math.exp(-Math.abs((10 * (x - term.center)) / term.width));
       break;
     case 'concave':
-      y = term.inflection <= term.end ? (x < term.end ? (term.end - term.inflection) / (2 * term.end - term.inflection - x) : 1) : x > term.end ? (term.inflection - term.end) / (term.inflection - 2 * term.end + x) : 1;
+      y =
+        term.inflection <= term.end
+          ? x < term.end
+            ? (term.end - term.inflection) / (2 * term.end - term.inflection - x)
+            : 1
+          : x > term.end
+            ? (term.inflection - term.end) / (term.inflection - 2 * term.end + x)
+            : 1;
       break;
     case 'discrete': {
       const p = term.points;
@@ -117,7 +138,26 @@ const HEDGES: Record<string, (x: number) => number> = {
   extremely: (x) => (x <= 0.5 ? 2 * x ** 2 : 1 - 2 * (1 - x) ** 2),
 };
 
-const FUZZY_KINDS = ['triangle', 'trapezoid', 'ramp', 'rectangle', 'binary', 'gaussian', 'gaussianProduct', 'bell', 'sigmoid', 'sigmoidDifference', 'sigmoidProduct', 'sShape', 'zShape', 'piShape', 'cosine', 'spike', 'concave', 'discrete'] as const;
+const FUZZY_KINDS = [
+  'triangle',
+  'trapezoid',
+  'ramp',
+  'rectangle',
+  'binary',
+  'gaussian',
+  'gaussianProduct',
+  'bell',
+  'sigmoid',
+  'sigmoidDifference',
+  'sigmoidProduct',
+  'sShape',
+  'zShape',
+  'piShape',
+  'cosine',
+  'spike',
+  'concave',
+  'discrete',
+] as const;
 
 /** A random term of `kind` in [0, 10], with a random height half the time. */
 function randomTerm(kind: (typeof FUZZY_KINDS)[number], next: () => number): TermDefinition {
@@ -163,7 +203,14 @@ function randomTerm(kind: (typeof FUZZY_KINDS)[number], next: () => number): Ter
     case 'sigmoidDifference':
     case 'sigmoidProduct': {
       const [a, b] = apart();
-      return { type: kind, left: a, rising: Math.abs(slope()), falling: kind === 'sigmoidProduct' ? -Math.abs(slope()) : Math.abs(slope()), right: b, ...height };
+      return {
+        type: kind,
+        left: a,
+        rising: Math.abs(slope()),
+        falling: kind === 'sigmoidProduct' ? -Math.abs(slope()) : Math.abs(slope()),
+        right: b,
+        ...height,
+      };
     }
     case 'sShape':
     case 'zShape': {
@@ -186,7 +233,7 @@ function randomTerm(kind: (typeof FUZZY_KINDS)[number], next: () => number): Ter
   }
 }
 
-const pick = <T,>(items: readonly T[], next: () => number): T => items[Math.floor(next() * items.length)]!;
+const pick = <T>(items: readonly T[], next: () => number): T => items[Math.floor(next() * items.length)]!;
 
 interface Case {
   agent: AgentDefinition;

@@ -56,7 +56,13 @@ describe('parseRule', () => {
   });
 
   it('accepts weights written as 0, 1, .5, 1. and 5e-1', () => {
-    for (const [text, weight] of [['0', 0], ['1', 1], ['.5', 0.5], ['1.', 1], ['5e-1', 0.5]] as const) {
+    for (const [text, weight] of [
+      ['0', 0],
+      ['1', 1],
+      ['.5', 0.5],
+      ['1.', 1],
+      ['5e-1', 0.5],
+    ] as const) {
       expect(parseRule(`IF a IS x THEN o IS p WITH ${text}`)).toMatchObject({ weight });
     }
   });
@@ -137,10 +143,12 @@ const { condition } = fc.letrec<{ condition: Condition }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     fc.record({ type: fc.constant('is' as const), variable: names, set: names }),
     fc.record({ type: fc.constant('not' as const), operand: tie('condition') }),
-    fc.record({
-      type: fc.constantFrom('and' as const, 'or' as const),
-      operands: fc.array(tie('condition'), { minLength: 2, maxLength: 3 }),
-    }).filter((c) => c.operands.every((operand) => operand.type !== c.type)),
+    fc
+      .record({
+        type: fc.constantFrom('and' as const, 'or' as const),
+        operands: fc.array(tie('condition'), { minLength: 2, maxLength: 3 }),
+      })
+      .filter((c) => c.operands.every((operand) => operand.type !== c.type)),
   ),
 }));
 const weight = fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true }));
@@ -188,11 +196,13 @@ describe('nesting depth (MAX_NESTING = 64): a deep rule is a syntax error, never
   it('rejects the 65th level at its column, for "(", NOT and a mix of them', () => {
     // "IF " takes columns 1..3, so the k-th "(" is at column 3 + k: the 65th at 68
     const deep = rule(`${'('.repeat(3000)}a IS lo${')'.repeat(3000)}`);
-    expect(() => parseRule(deep)).toThrow(expect.objectContaining({
-      name: 'RuleSyntaxError',
-      column: 68,
-      message: 'column 68: conditions nest deeper than 64 levels (NOT and "(" count one level each)',
-    }));
+    expect(() => parseRule(deep)).toThrow(
+      expect.objectContaining({
+        name: 'RuleSyntaxError',
+        column: 68,
+        message: 'column 68: conditions nest deeper than 64 levels (NOT and "(" count one level each)',
+      }),
+    );
     // the k-th "NOT " starts at column 4 + 4(k − 1): the 65th at 260
     expect(() => parseRule(rule(`${'NOT '.repeat(3000)}a IS lo`))).toThrow('column 260: conditions nest deeper than 64 levels');
     // "NOT (" is 5 characters and two levels: the 33rd pair's NOT is the 65th level, at 4 + 5 · 32 = 164

@@ -3,16 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  compileAgent,
-  evaluate,
-  evaluateBatch,
-  membership,
-  printRule,
-  type AgentDefinition,
-  type Condition,
-  type Polygon,
-} from '../../src/engine/index.js';
+import { compileAgent, evaluate, evaluateBatch, membership, printRule, type AgentDefinition, type Condition, type Polygon } from '../../src/engine/index.js';
 
 const FRAME = 25;
 const CELLS = 100_000;
@@ -48,11 +39,7 @@ const agentAndInputs = fc
       conclusions: fc.array(conclusion, { minLength: 1, maxLength: 3 }),
       weight: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
     });
-    const value = fc.oneof(
-      fc.double({ min: -10, max: 35, noNaN: true }),
-      point,
-      fc.constant(undefined),
-    );
+    const value = fc.oneof(fc.double({ min: -10, max: 35, noNaN: true }), point, fc.constant(undefined));
     const definition: fc.Arbitrary<AgentDefinition> = fc.array(rule, { minLength: 1, maxLength: 8 }).map((rules) => ({
       inputs: Object.fromEntries(inputs.map((sets, i) => [`in${i}`, sets])),
       outputs: Object.fromEntries(outputs.map((sets, o) => [`out${o}`, sets])),
@@ -71,7 +58,10 @@ const movedAgentAndInputs = fc
     const move = (x: number) => offset + scale * x;
     const moveVariables = (variables: AgentDefinition['inputs']) =>
       Object.fromEntries(
-        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)]))]),
+        Object.entries(variables).map(([name, sets]) => [
+          name,
+          Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)])),
+        ]),
       );
     return [
       { inputs: moveVariables(definition.inputs), outputs: moveVariables(definition.outputs), rules: definition.rules },
@@ -100,7 +90,10 @@ const extremeAgentAndInputs = fc
     const move = (x: number) => Math.max(-1e308, Math.min(1e308, map.offset + map.scale * x));
     const moveVariables = (variables: AgentDefinition['inputs']) =>
       Object.fromEntries(
-        Object.entries(variables).map(([name, sets]) => [name, Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)]))]),
+        Object.entries(variables).map(([name, sets]) => [
+          name,
+          Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, (points as readonly number[]).map(move)])),
+        ]),
       );
     const moved: AgentDefinition = { inputs: moveVariables(definition.inputs), outputs: moveVariables(definition.outputs), rules: definition.rules };
     return { definition: moved, inputs: Object.fromEntries(Object.entries(inputs).map(([name, value]) => [name, move(value)])), map };
@@ -173,27 +166,32 @@ function numericCentroid(polygons: Polygon[]): { area: number; x: number; y: num
 describe('evaluation properties over random agents and inputs', () => {
   it('combined = max of clipped at every sampled x; each clipped = min(degree, membership); polygons are minimal', () => {
     fc.assert(
-      fc.property(agentAndInputs, fc.array(fc.double({ min: -1, max: FRAME + 1, noNaN: true }), { minLength: 50, maxLength: 50 }), ([definition, inputs], xs) => {
-        const agent = compileAgent(definition);
-        const trace = evaluate(agent, inputs, { trace: true });
-        for (const [output, combined] of Object.entries(trace.combined)) {
-          const clipped = Object.values(trace.clipped[output]!);
-          const corners = clipped.flatMap((polygon) => polygon.map(([x]) => x));
-          for (const x of [...xs, ...corners]) {
-            expect(valueAt(combined, x)).toBeCloseTo(Math.max(...clipped.map((polygon) => valueAt(polygon, x))), 9);
-          }
-          const { range } = agent.outputs[output]!;
-          for (const [setName, polygon] of Object.entries(trace.clipped[output]!)) {
-            const degree = trace.inferred[output]![setName]!;
-            const points = definition.outputs[output]![setName]!;
-            for (const x of xs.filter((x) => x > range[0] && x < range[1])) {
-              // membership() saturates shoulders beyond the range; inside it, it is the set's shape
-              if ((points as readonly number[]).every((p) => p !== x)) expect(valueAt(polygon, x)).toBeCloseTo(Math.min(degree, membership(points, range, x)), 9);
+      fc.property(
+        agentAndInputs,
+        fc.array(fc.double({ min: -1, max: FRAME + 1, noNaN: true }), { minLength: 50, maxLength: 50 }),
+        ([definition, inputs], xs) => {
+          const agent = compileAgent(definition);
+          const trace = evaluate(agent, inputs, { trace: true });
+          for (const [output, combined] of Object.entries(trace.combined)) {
+            const clipped = Object.values(trace.clipped[output]!);
+            const corners = clipped.flatMap((polygon) => polygon.map(([x]) => x));
+            for (const x of [...xs, ...corners]) {
+              expect(valueAt(combined, x)).toBeCloseTo(Math.max(...clipped.map((polygon) => valueAt(polygon, x))), 9);
             }
+            const { range } = agent.outputs[output]!;
+            for (const [setName, polygon] of Object.entries(trace.clipped[output]!)) {
+              const degree = trace.inferred[output]![setName]!;
+              const points = definition.outputs[output]![setName]!;
+              for (const x of xs.filter((x) => x > range[0] && x < range[1])) {
+                // membership() saturates shoulders beyond the range; inside it, it is the set's shape
+                if ((points as readonly number[]).every((p) => p !== x))
+                  expect(valueAt(polygon, x)).toBeCloseTo(Math.min(degree, membership(points, range, x)), 9);
+              }
+            }
+            for (const polygon of [combined, ...clipped]) expectMinimal(polygon);
           }
-          for (const polygon of [combined, ...clipped]) expectMinimal(polygon);
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

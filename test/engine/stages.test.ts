@@ -83,8 +83,18 @@ describe('activation', () => {
 describe('implication', () => {
   const shape = [0, 2, 4, 8] as const;
   it('min clips the set at its inferred degree; product scales it', () => {
-    expect(impliedShape(MINIMUM, shape, 0.5)).toEqual([[0, 0], [1, 0.5], [6, 0.5], [8, 0]]);
-    expect(impliedShape(PRODUCT, shape, 0.5)).toEqual([[0, 0], [2, 0.5], [4, 0.5], [8, 0]]);
+    expect(impliedShape(MINIMUM, shape, 0.5)).toEqual([
+      [0, 0],
+      [1, 0.5],
+      [6, 0.5],
+      [8, 0],
+    ]);
+    expect(impliedShape(PRODUCT, shape, 0.5)).toEqual([
+      [0, 0],
+      [2, 0.5],
+      [4, 0.5],
+      [8, 0],
+    ]);
   });
 
   it('lays out each set as straight pieces on the intervals between corners', () => {
@@ -132,18 +142,39 @@ describe('aggregation and defuzzification', () => {
 
   it('min: the envelope of the clipped sets, crossing points computed, and its area centroid', () => {
     const { program, scratch } = run('min');
-    expect(combinedPolygon(program, 0, scratch.inferred, scratch)).toEqual([[0, 0], [2, 1], [3, 0.5], [5, 0.5], [6, 0]]);
+    expect(combinedPolygon(program, 0, scratch.inferred, scratch)).toEqual([
+      [0, 0],
+      [2, 1],
+      [3, 0.5],
+      [5, 0.5],
+      [6, 0],
+    ]);
     aggregate(program, 0, scratch.inferred, scratch);
     // area: 1 (0..2) + 0.75 (2..3) + 1 (3..5) + 0.25 (5..6) = 3; sums[0] is twice the area in u = x / 8
     expect((scratch.sums[0]! / 2) * program.defuzzification.scales[0]!).toBeCloseTo(3, 14);
     expect(locateCentroid(program.defuzzification, 0, scratch)).toBe(true);
-    expect(scratch.centroid[0]).toBeCloseTo(centroidX([[0, 0], [2, 1], [3, 0.5], [5, 0.5], [6, 0]]), 12);
+    expect(scratch.centroid[0]).toBeCloseTo(
+      centroidX([
+        [0, 0],
+        [2, 1],
+        [3, 0.5],
+        [5, 0.5],
+        [6, 0],
+      ]),
+      12,
+    );
   });
 
   it('product: the envelope of the scaled sets', () => {
     const { program, scratch } = run('product');
     // p falls from (2, 1) to (4, 0), q scaled by 0.5 rises from (2, 0) to (4, 0.5): they cross at x = 10/3
-    const expected = [[0, 0], [2, 1], [10 / 3, 1 / 3], [4, 0.5], [6, 0]];
+    const expected = [
+      [0, 0],
+      [2, 1],
+      [10 / 3, 1 / 3],
+      [4, 0.5],
+      [6, 0],
+    ];
     const polygon = combinedPolygon(program, 0, scratch.inferred, scratch);
     expect(polygon).toHaveLength(5);
     polygon.forEach(([x, y], i) => {
@@ -157,7 +188,11 @@ describe('aggregation and defuzzification', () => {
 
 describe('rule activation against an independent oracle', () => {
   /** The condition's degree, recursively, straight from SPEC 4: nothing shared with the engine's compiled form. */
-  function oracle(condition: Condition, degree: (variable: string, set: string) => number, operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>): number {
+  function oracle(
+    condition: Condition,
+    degree: (variable: string, set: string) => number,
+    operators: Required<Pick<Operators, 'and' | 'or' | 'implication'>>,
+  ): number {
     switch (condition.type) {
       case 'is':
         return degree(condition.variable, condition.set);

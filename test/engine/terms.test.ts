@@ -8,7 +8,7 @@ import { activations, compileAgent, evaluate, membership, type AgentDefinition, 
 const at = (term: TermDefinition, x: number) => membership(term, [0, 10], x);
 
 describe('term kinds', () => {
-  it('each kind has fuzzylite\'s degree at hand-picked points', () => {
+  it("each kind has fuzzylite's degree at hand-picked points", () => {
     expect(at({ type: 'gaussian', mean: 5, standardDeviation: 2 }, 7)).toBeCloseTo(Math.exp(-0.5), 15);
     expect(at({ type: 'bell', center: 0, width: 2, slope: 1 }, 1)).toBeCloseTo(0.8, 15);
     expect(at({ type: 'sigmoid', inflection: 0, slope: 2 }, 1)).toBeCloseTo(0.8807970779778823, 15);
@@ -24,7 +24,19 @@ describe('term kinds', () => {
     expect(at({ type: 'binary', start: 1, direction: 5 }, 1)).toBe(1);
     expect(at({ type: 'ramp', start: 2, end: 0 }, 1)).toBe(0.5);
     expect(at({ type: 'rectangle', start: 1, end: 2, height: 0.5 }, 2)).toBe(0.5);
-    expect(at({ type: 'discrete', points: [[0, 0], [1, 1], [3, 0]] }, 2)).toBe(0.5);
+    expect(
+      at(
+        {
+          type: 'discrete',
+          points: [
+            [0, 0],
+            [1, 1],
+            [3, 0],
+          ],
+        },
+        2,
+      ),
+    ).toBe(0.5);
     expect(at({ type: 'gaussianProduct', meanA: 1, standardDeviationA: 1, meanB: 3, standardDeviationB: 2 }, 5)).toBeCloseTo(Math.exp(-0.5), 15);
     expect(at({ type: 'gaussianProduct', meanA: 1, standardDeviationA: 1, meanB: 3, standardDeviationB: 2 }, 2)).toBe(1);
     expect(at({ type: 'sigmoidDifference', left: 0, rising: 1, falling: 1, right: 4 }, 2)).toBeCloseTo(Math.tanh(1), 15);
@@ -46,7 +58,14 @@ describe('hedges', () => {
     const agent = compileAgent(
       one(
         { type: 'ramp', start: 0, end: 10 },
-        ['IF x IS very low THEN y IS a', 'IF x IS somewhat low THEN y IS a', 'IF x IS seldom low THEN y IS a', 'IF x IS extremely low THEN y IS a', 'IF x IS NOT very low THEN y IS a', 'IF x IS any THEN y IS a'],
+        [
+          'IF x IS very low THEN y IS a',
+          'IF x IS somewhat low THEN y IS a',
+          'IF x IS seldom low THEN y IS a',
+          'IF x IS extremely low THEN y IS a',
+          'IF x IS NOT very low THEN y IS a',
+          'IF x IS any THEN y IS a',
+        ],
         { y: { a: [0, 1, 2] } },
         undefined,
       ),
@@ -70,12 +89,17 @@ describe('defuzzifications over a rising triangle clipped at 0.5 (x / 10 on [0, 
   for (const [defuzzification, value] of Object.entries(expected)) {
     it(`${defuzzification} is ${value}`, () => {
       const agent = compileAgent(
-        one({ type: 'ramp', start: 0, end: 10 }, ['IF x IS low THEN y IS up'], { y: { up: { type: 'triangle', vertexA: 0, vertexB: 10, vertexC: 10 } } }, {
-          defuzzification: defuzzification as never,
-          // probabilistic sum aggregates one set as max does, and takes the integral path for centroid too
-          aggregation: 'probabilisticSum',
-          ranges: { y: [0, 10] },
-        }),
+        one(
+          { type: 'ramp', start: 0, end: 10 },
+          ['IF x IS low THEN y IS up'],
+          { y: { up: { type: 'triangle', vertexA: 0, vertexB: 10, vertexC: 10 } } },
+          {
+            defuzzification: defuzzification as never,
+            // probabilistic sum aggregates one set as max does, and takes the integral path for centroid too
+            aggregation: 'probabilisticSum',
+            ranges: { y: [0, 10] },
+          },
+        ),
       );
       expect(evaluate(agent, { x: 5 }).crisp.y).toBeCloseTo(value, 9);
     });
@@ -89,11 +113,19 @@ describe('weighted outputs', () => {
     const rules = ['IF x IS low THEN y IS two', 'IF x IS high THEN y IS line'];
     // at x = 3: w = 0.3 on 2, w = 0.7 on 2·3 + 1 = 7
     expect(evaluate(compileAgent({ inputs, outputs, rules }), { x: 3 }).crisp.y).toBeCloseTo((0.3 * 2 + 0.7 * 7) / 1, 12);
-    expect(evaluate(compileAgent({ inputs, outputs, rules, operators: { defuzzification: 'weightedSum' } }), { x: 3 }).crisp.y).toBeCloseTo(0.3 * 2 + 0.7 * 7, 12);
+    expect(evaluate(compileAgent({ inputs, outputs, rules, operators: { defuzzification: 'weightedSum' } }), { x: 3 }).crisp.y).toBeCloseTo(
+      0.3 * 2 + 0.7 * 7,
+      12,
+    );
   });
   it('Tsukamoto: a ramp reached to w gives the x where it is w', () => {
     const outputs = { y: { up: { type: 'ramp', start: 0, end: 10 }, mid: { type: 'sigmoid', inflection: 5, slope: 1 } } } as const;
-    const agent = compileAgent({ inputs, outputs, rules: ['IF x IS low THEN y IS up', 'IF x IS high THEN y IS mid'], operators: { defuzzification: 'weightedAverage' } });
+    const agent = compileAgent({
+      inputs,
+      outputs,
+      rules: ['IF x IS low THEN y IS up', 'IF x IS high THEN y IS mid'],
+      operators: { defuzzification: 'weightedAverage' },
+    });
     // at x = 5: w = 0.5 on the ramp's 5 and the sigmoid's 5
     expect(evaluate(agent, { x: 5 }).crisp.y).toBeCloseTo(5, 12);
     // at x = 4: 0.4 on the ramp's 4, 0.6 on the sigmoid's 5 + ln(0.6 / 0.4)
@@ -131,7 +163,12 @@ describe('weighted outputs', () => {
 
 describe('universes, threshold, default', () => {
   it('an output is integrated over its declared range only', () => {
-    const agent = compileAgent({ inputs: { x: { all: [0, 0, 10, 10] } }, outputs: { y: { wide: [0, 0, 10, 10] } }, rules: ['IF x IS all THEN y IS wide'], operators: { ranges: { y: [0, 5] } } });
+    const agent = compileAgent({
+      inputs: { x: { all: [0, 0, 10, 10] } },
+      outputs: { y: { wide: [0, 0, 10, 10] } },
+      rules: ['IF x IS all THEN y IS wide'],
+      operators: { ranges: { y: [0, 5] } },
+    });
     expect(evaluate(agent, { x: 1 }).crisp.y).toBeCloseTo(2.5, 12);
   });
   it('a rule below the activation threshold does not fire; without one it does', () => {
@@ -140,7 +177,12 @@ describe('universes, threshold, default', () => {
     expect(evaluate(compileAgent({ ...definition, operators: { activationThreshold: 1e-6 } }), { x: 1e-6 }).crisp.y).toBeUndefined();
   });
   it('an output no rule reaches takes its default', () => {
-    const agent = compileAgent({ inputs: { x: { low: [0, 0, 1, 2] } }, outputs: { y: { a: [0, 1, 2] } }, rules: ['IF x IS low THEN y IS a'], operators: { outputs: { y: { default: 7 } } } });
+    const agent = compileAgent({
+      inputs: { x: { low: [0, 0, 1, 2] } },
+      outputs: { y: { a: [0, 1, 2] } },
+      rules: ['IF x IS low THEN y IS a'],
+      operators: { outputs: { y: { default: 7 } } },
+    });
     expect(evaluate(agent, { x: 5 }).crisp).toEqual({ y: 7 });
   });
 });

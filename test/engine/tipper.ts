@@ -14,7 +14,5 @@ export const tipperDefinition: AgentDefinition = {
     food: { rancid: [0, 0, 2.5, 5], okay: [2.5, 5, 7.5], delicious: [5, 7.5, 10, 10] },
   },
   outputs: { tip: { cheap: [0, 5, 10], average: [10, 15, 20], generous: [20, 25, 30] } },
-  rules: levels.service.flatMap((service, i) =>
-    levels.food.map((food, j) => `IF service IS ${service} AND food IS ${food} THEN tip IS ${tips[i]![j]}`),
-  ),
+  rules: levels.service.flatMap((service, i) => levels.food.map((food, j) => `IF service IS ${service} AND food IS ${food} THEN tip IS ${tips[i]![j]}`)),
 };

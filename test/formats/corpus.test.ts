@@ -29,7 +29,10 @@ const formats: ModelFormat[] = ['fll', 'fis', 'fcl'];
 const CANNOT_HOLD: Readonly<Record<string, { reason: string; line: RegExp }>> = {
   Function: { reason: 'an arbitrary expression: no expression language runs inside an agent', line: /\bFunction\b|'function'/ },
   chained: { reason: 'a condition on an output (fuzzylite feeds back the previous value): an evaluation depends only on its inputs', line: /\bif\b.*\bthen\b/ },
-  rule: { reason: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition', line: /^[\d. ]+,[\d. ]+\([\d.]+\)\s*:\s*\d/ },
+  rule: {
+    reason: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition',
+    line: /^[\d. ]+,[\d. ]+\([\d.]+\)\s*:\s*\d/,
+  },
 };
 
 /** The models refused, exactly these, and the construct each format's file is refused for. */
@@ -147,7 +150,9 @@ function asFuzzylite(definition: AgentDefinition): AgentDefinition {
   return { ...definition, operators: { ...definition.operators, activationThreshold: 1e-6 } };
 }
 
-type Outcome = { imported: true; matched: boolean; worst: number; worstAsFuzzyliteComputes?: number; roundTrips: Partial<Record<ModelFormat, string>> } | { imported: false; construct: string; message: string };
+type Outcome =
+  | { imported: true; matched: boolean; worst: number; worstAsFuzzyliteComputes?: number; roundTrips: Partial<Record<ModelFormat, string>> }
+  | { imported: false; construct: string; message: string };
 
 function outcome(model: string, format: ModelFormat): Outcome {
   let read: Model;

@@ -25,7 +25,6 @@ function work(read: () => unknown): number {
   return readerWork.steps;
 }
 
-
 describe('the inputs that froze the service are refused at once', () => {
   it('a FIS rule row of 30 digits and a stray character (exponential backtracking before)', () => {
     const fis = `[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 1]\nMF1='a':'trimf',[0 0.5 1]\n[Output1]\nName='y'\nRange=[0 1]\nMF1='b':'trimf',[0 0.5 1]\n[Rules]\n1, ${'1'.repeat(30)}x (1) : 1\n`;
@@ -95,10 +94,16 @@ describe('work bounded by the bytes (operation count, not time)', () => {
   it('mutated corpus files: only FormatErrors, and work bounded by the bytes', () => {
     const files = (['fll', 'fcl', 'fis'] as const).map((format) => [format, sharedText(`fuzzylite-examples/mamdani/matlab/tipper.${format}`)] as const);
     fc.assert(
-      fc.property(fc.constantFrom(...files), fc.integer({ min: 0, max: 4000 }), fc.string({ maxLength: 40 }), fc.integer({ min: 1, max: 2000 }), ([format, text], at, insert, repeat) => {
-        const mutated = text.slice(0, at) + insert.repeat(repeat) + text.slice(at + insert.length);
-        expect(work(() => readModel(format, mutated))).toBeLessThanOrEqual(LIMIT * mutated.length + 1000);
-      }),
+      fc.property(
+        fc.constantFrom(...files),
+        fc.integer({ min: 0, max: 4000 }),
+        fc.string({ maxLength: 40 }),
+        fc.integer({ min: 1, max: 2000 }),
+        ([format, text], at, insert, repeat) => {
+          const mutated = text.slice(0, at) + insert.repeat(repeat) + text.slice(at + insert.length);
+          expect(work(() => readModel(format, mutated))).toBeLessThanOrEqual(LIMIT * mutated.length + 1000);
+        },
+      ),
       { numRuns: 300 },
     );
   });

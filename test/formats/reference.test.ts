@@ -118,7 +118,9 @@ describe('fuzzylite examples (tolerance 1e-4 of the output range against Centroi
       implication: 'product',
       ranges: { level: [-1, 1], change: [-0.1, 0.1] },
     });
-    expect(readModel('fis', shared('fuzzylite-examples/near-compatible/mamdani/ObstacleAvoidance.fis')).definition.operators).toEqual({ implication: 'product' });
+    expect(readModel('fis', shared('fuzzylite-examples/near-compatible/mamdani/ObstacleAvoidance.fis')).definition.operators).toEqual({
+      implication: 'product',
+    });
     // a falling ramp over the whole range is no fuzzbox shoulder there (both would rise): a trapezoid, the same function within the range
     expect(readModel('fcl', shared('fuzzylite-examples/near-compatible/mamdani/ObstacleAvoidance.fcl')).definition.outputs).toEqual({
       mSteer: { left: [0, 0, 0, 1], right: [0, 1] },
@@ -137,10 +139,16 @@ describe('jFuzzyLogic tipper tests (DEFAULT := 0: no answer counts as 0)', () =>
     it(`${file}.fcl imports, matches ${file}.txt, round-trips`, () => {
       const model = readModel('fcl', shared(`jfuzzylogic-tests/${file}.fcl`));
       const agent = compileAgent(model.definition);
-      const rows = shared(`jfuzzylogic-tests/${file}.txt`).trim().split('\n').filter((row) => /^[\d.\s-]+$/.test(row));
+      const rows = shared(`jfuzzylogic-tests/${file}.txt`)
+        .trim()
+        .split('\n')
+        .filter((row) => /^[\d.\s-]+$/.test(row));
       expect(rows.length).toBe(scale === 1 ? 121 : 100);
       for (const row of rows) {
-        const [service, food, tip] = row.trim().split(/\s+/).map((value) => Number(value) / scale) as [number, number, number];
+        const [service, food, tip] = row
+          .trim()
+          .split(/\s+/)
+          .map((value) => Number(value) / scale) as [number, number, number];
         expect(Math.abs((evaluate(agent, { service, food }).crisp.tip ?? 0) - tip)).toBeLessThanOrEqual(tolerance);
       }
       expectRoundTrips(model);
@@ -151,11 +159,28 @@ describe('jFuzzyLogic tipper tests (DEFAULT := 0: no answer counts as 0)', () =>
     expect(readModel('fcl', shared('jfuzzylogic-tests/junit_tipper.fcl')).definition.inputs).toEqual({
       service: { poor: [0, 4], good: [1, 4, 6, 11], excellent: [6, 9] },
       food: {
-        rancid: { type: 'discrete', points: [[0, 1], [1, 1], [3, 0]] },
-        delicious: { type: 'discrete', points: [[7, 0], [9, 1]] },
+        rancid: {
+          type: 'discrete',
+          points: [
+            [0, 1],
+            [1, 1],
+            [3, 0],
+          ],
+        },
+        delicious: {
+          type: 'discrete',
+          points: [
+            [7, 0],
+            [9, 1],
+          ],
+        },
       },
     });
-    expect(readModel('fcl', shared('jfuzzylogic-tests/tipper.fcl')).definition.inputs.service).toEqual({ poor: [0, 0, 4], good: [1, 4, 6, 9], excellent: [6, 9, 10, 10] });
+    expect(readModel('fcl', shared('jfuzzylogic-tests/tipper.fcl')).definition.inputs.service).toEqual({
+      poor: [0, 0, 4],
+      good: [1, 4, 6, 9],
+      excellent: [6, 9, 10, 10],
+    });
   });
 });
 
@@ -209,16 +234,31 @@ END_RULEBLOCK
 END_FUNCTION_BLOCK
 `;
     const agent = compileAgent(readModel('fcl', fcl).definition);
-    const low = linear([[0, 1], [5, 1], [10, 0]]);
-    const high = linear([[6, 0], [8, 1], [10, 0]]);
+    const low = linear([
+      [0, 1],
+      [5, 1],
+      [10, 0],
+    ]);
+    const high = linear([
+      [6, 0],
+      [8, 1],
+      [10, 0],
+    ]);
     for (let i = 0; i < 1024; i++) {
       const x = (i * 10) / 1023;
-      const expected = sampledCentroid([[1 - x / 10, low], [x / 10, high]], 0, 10);
+      const expected = sampledCentroid(
+        [
+          [1 - x / 10, low],
+          [x / 10, high],
+        ],
+        0,
+        10,
+      );
       expect(Math.abs(evaluate(agent, { x }).crisp.y! - expected), `x = ${x}`).toBeLessThanOrEqual(1e-6 * 10);
     }
   });
 
-  it("a MATLAB FIS whose output sets reach past its Range is integrated over the Range, as MATLAB does", () => {
+  it('a MATLAB FIS whose output sets reach past its Range is integrated over the Range, as MATLAB does', () => {
     const fis = `[System]
 Name='past'
 Type='mamdani'
@@ -246,11 +286,26 @@ MF2='high':'trimf',[5 10 15]
     const model = readModel('fis', fis);
     expect(model.definition.operators?.ranges).toEqual({ y: [0, 10], x: [0, 10] });
     const agent = compileAgent(model.definition);
-    const low = linear([[-5, 0], [0, 1], [5, 0]]);
-    const high = linear([[5, 0], [10, 1], [15, 0]]);
+    const low = linear([
+      [-5, 0],
+      [0, 1],
+      [5, 0],
+    ]);
+    const high = linear([
+      [5, 0],
+      [10, 1],
+      [15, 0],
+    ]);
     for (let i = 0; i <= 100; i++) {
       const x = i / 10;
-      const expected = sampledCentroid([[1 - x / 10, low], [x / 10, high]], 0, 10);
+      const expected = sampledCentroid(
+        [
+          [1 - x / 10, low],
+          [x / 10, high],
+        ],
+        0,
+        10,
+      );
       expect(Math.abs(evaluate(agent, { x }).crisp.y! - expected), `x = ${x}`).toBeLessThanOrEqual(1e-6 * 10);
     }
   });

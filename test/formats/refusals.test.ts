@@ -53,11 +53,15 @@ describe('refusals name the construct and its line', () => {
 
   it('what no tool has: unknown term kinds, norms and defuzzifiers, named as the file names them', () => {
     expect(refusal('fcl', fcl('TERM g := GAUSSIAN_BLUR 5 2;', goodDefuzzify, goodRules))).toMatchObject({ line: 9, construct: 'GAUSSIAN_BLUR' });
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MIDDLE;', goodRules))).toMatchObject({ line: 12, construct: 'METHOD MIDDLE' });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := (0, 0) (5, 1) (10, 0); METHOD : MIDDLE;', goodRules))).toMatchObject({
+      line: 12,
+      construct: 'METHOD MIDDLE',
+    });
     expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, `AND : LUKASIEWICZ; ${goodRules}`))).toMatchObject({ line: 15, construct: 'AND LUKASIEWICZ' });
     expect(refusal('fll', fll('', 'implication: Lukasiewicz'))).toMatchObject({ line: 13, construct: 'implication Lukasiewicz' });
     expect(refusal('fll', fll('term: t Triangle 0 5'))).toMatchObject({ line: 5, construct: 'triangle' });
-    const fis = (mf: string) => `[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 10]\nMF1=${mf}\n[Output1]\nName='y'\nRange=[0 10]\nMF1='a':'trimf',[0 5 10]\n[Rules]\n1, 1 (1) : 1\n`;
+    const fis = (mf: string) =>
+      `[System]\nName='t'\n[Input1]\nName='x'\nRange=[0 10]\nMF1=${mf}\n[Output1]\nName='y'\nRange=[0 10]\nMF1='a':'trimf',[0 5 10]\n[Rules]\n1, 1 (1) : 1\n`;
     expect(refusal('fis', fis("'lo':'blurmf',[2 5]"))).toMatchObject({ line: 6, construct: 'blurmf' });
     expect(refusal('fis', fis("'lo':'trimf',[0 5 10]").replace("Name='t'", "Name='t'\nType='sugeno'"))).toMatchObject({ line: 3, construct: 'Type sugeno' });
   });
@@ -66,12 +70,24 @@ describe('refusals name the construct and its line', () => {
     const unknown = refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x IS warm THEN y IS a;'));
     expect(unknown.line).toBe(15);
     expect(unknown.message).toMatch(/^line 15: column \d+: unknown set "warm" for input "x" \(known: lo, hi\)/);
-    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x lo THEN y IS a;')).message).toMatch(/^line 15: cannot read the rule "IF x lo THEN y IS a": expected IS/);
+    expect(refusal('fcl', fcl(goodFuzzify, goodDefuzzify, 'RULE 1 : IF x lo THEN y IS a;')).message).toMatch(
+      /^line 15: cannot read the rule "IF x lo THEN y IS a": expected IS/,
+    );
   });
 
   it('what was refused before is read: curved terms, singletons, other methods, hedges', () => {
-    const gaussian = readModel('fcl', fcl('TERM lo := Gaussian 0 2; TERM hi := Bell 10 2 3; RANGE := (0 .. 10);', 'TERM a := 5; TERM b := 7; METHOD : COGS;', 'RULE 1 : IF x IS very lo THEN y IS a;'));
-    expect(gaussian.definition.inputs.x).toEqual({ lo: { type: 'gaussian', mean: 0, standardDeviation: 2 }, hi: { type: 'bell', center: 10, width: 2, slope: 3 } });
+    const gaussian = readModel(
+      'fcl',
+      fcl(
+        'TERM lo := Gaussian 0 2; TERM hi := Bell 10 2 3; RANGE := (0 .. 10);',
+        'TERM a := 5; TERM b := 7; METHOD : COGS;',
+        'RULE 1 : IF x IS very lo THEN y IS a;',
+      ),
+    );
+    expect(gaussian.definition.inputs.x).toEqual({
+      lo: { type: 'gaussian', mean: 0, standardDeviation: 2 },
+      hi: { type: 'bell', center: 10, width: 2, slope: 3 },
+    });
     expect(gaussian.definition.outputs.y).toEqual({ a: { type: 'constant', value: 5 }, b: { type: 'constant', value: 7 } });
     expect(gaussian.definition.rules).toEqual(['IF x IS very lo THEN y IS a']);
   });
@@ -86,7 +102,9 @@ describe('writers refuse what their format cannot hold', () => {
 
   it('FLL and FIS have no NOT over a group; FIS no nesting; FCL writes it', () => {
     expect(() => writeModel('fll', { name: 't', definition })).toThrow('FLL has no NOT over a group of conditions');
-    expect(() => writeModel('fis', { name: 't', definition })).toThrow('this agent cannot be written as FIS: the rule "IF NOT (x IS lo AND z IS on) THEN y IS a": its rules are one AND or one OR of conditions, without nesting');
+    expect(() => writeModel('fis', { name: 't', definition })).toThrow(
+      'this agent cannot be written as FIS: the rule "IF NOT (x IS lo AND z IS on) THEN y IS a": its rules are one AND or one OR of conditions, without nesting',
+    );
     expect(readModel('fcl', writeModel('fcl', { name: 't', definition })).definition).toEqual(definition);
   });
 

@@ -70,7 +70,7 @@ export const worlds: ArenaWorld[] = [
       const heat = (temperature! - 10) / 30;
       const wantedIce = 10 * heat * heat;
       const base = lemonadeProfit(temperature!, price!, 0.3 * (ice! / 10));
-      return base * (1 - 0.08 * (ice! - wantedIce) ** 2 / 10) - 0.5 * ice!;
+      return base * (1 - (0.08 * (ice! - wantedIce) ** 2) / 10) - 0.5 * ice!;
     },
     noise: (random) => gaussian(random) * 3,
   },
@@ -177,7 +177,8 @@ const fineGrid = (world: ArenaWorld) => answerGrid(world, Object.keys(world.agen
 /** Knows the world: the best answer of a fine grid in each situation, at that moment of the run. */
 export function oraclePlayer(world: ArenaWorld): Player {
   const grid = fineGrid(world);
-  const best = (situation: Inputs, progress: number) => grid.reduce((a, b) => (world.expected(situation, b, progress) > world.expected(situation, a, progress) ? b : a));
+  const best = (situation: Inputs, progress: number) =>
+    grid.reduce((a, b) => (world.expected(situation, b, progress) > world.expected(situation, a, progress) ? b : a));
   return { answer: best, greedy: (situation) => best(situation, 1) };
 }
 
@@ -287,7 +288,14 @@ async function scoreOver(world: ArenaWorld, player: () => Player, count: number,
 }
 
 /** Of `choices`, the settings whose players score best over `seeds` (never the seeds reported). */
-export async function tunePlayer<S>(world: ArenaWorld, choices: readonly S[], player: (settings: S) => Player, count: number, seeds: readonly number[], score: Score = finalAnswers): Promise<S> {
+export async function tunePlayer<S>(
+  world: ArenaWorld,
+  choices: readonly S[],
+  player: (settings: S) => Player,
+  count: number,
+  seeds: readonly number[],
+  score: Score = finalAnswers,
+): Promise<S> {
   let best: S = choices[0]!;
   let bestValue = -Infinity;
   for (const settings of choices) {
@@ -309,7 +317,10 @@ export const tuneBandit = (world: ArenaWorld, count: number, seeds: readonly num
 export async function tuneBanditForAll(arenaWorlds: readonly ArenaWorld[], count: number, seeds: readonly number[]): Promise<BanditSettings> {
   const gaps: Array<{ start: number; best: number }> = [];
   for (const world of arenaWorlds) {
-    gaps.push({ start: await scoreOver(world, () => staticPlayer(world), count, seeds), best: await scoreOver(world, () => oraclePlayer(world), count, seeds) });
+    gaps.push({
+      start: await scoreOver(world, () => staticPlayer(world), count, seeds),
+      best: await scoreOver(world, () => oraclePlayer(world), count, seeds),
+    });
   }
   let chosen: BanditSettings | undefined;
   let chosenShare = -Infinity;
@@ -371,7 +382,8 @@ export async function autopilotPlayer(
   const request = requestOn(service);
   const call = callOn(service);
   const key = resume.key ?? ((await call('POST', 'account', undefined, {})).body.apiKey as string);
-  const agentID = resume.agentID ?? ((await call('POST', 'agent', key, world.asPublished ? world.agent : { name: world.name, ...world.agent })).body.id as string);
+  const agentID =
+    resume.agentID ?? ((await call('POST', 'agent', key, world.asPublished ? world.agent : { name: world.name, ...world.agent })).body.id as string);
   let last = '';
   return {
     service,
@@ -549,4 +561,3 @@ export async function servedParts(world: ArenaWorld, player: AutopilotPlayer, se
   }));
   return { parts, trials, trialServed, spread: state.spread, versionCount: versions.length };
 }
-

@@ -24,7 +24,10 @@ async function plainly(world: ArenaWorld, player: AutopilotPlayer, versionID: st
 
 describe('the fuzzy.ai pattern: evaluate and post feedback, nothing else', () => {
   // bench/autopilot.bench.ts compares every world over five seeds; here the claims that hold for each seed tried
-  for (const [name, gain, gapClosed] of [['two outputs', 0.25, 0.6], ['cliff', 0.25, 0.5]] as const) {
+  for (const [name, gain, gapClosed] of [
+    ['two outputs', 0.25, 0.6],
+    ['cliff', 0.25, 0.5],
+  ] as const) {
     it(`improves the ${name} world by at least ${gain * 100}% within 1,000 evaluations, closing ${gapClosed * 100}% of the gap to the best answer per situation, never earning 2% less while learning, and says what it gained within ±30%`, async () => {
       const world = worlds.find((w) => w.name === name)!;
       for (const seed of [1, 2, 3]) {
@@ -92,7 +95,7 @@ async function untilCandidate(world: ArenaWorld, player: AutopilotPlayer, seed: 
 }
 
 describe('versions, performance and rollback', () => {
-  it('records each version\'s origin and evidence, its performance, and rolls back to any version', async () => {
+  it("records each version's origin and evidence, its performance, and rolls back to any version", async () => {
     const { world, player, state } = await playedAutopilot('two outputs', 1, 700);
     expect(state.trials.length).toBeGreaterThanOrEqual(1);
     const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted').at(-1);

@@ -138,7 +138,7 @@ function storeWith(store: FuzzboxStore, replaced: Partial<{ [K in keyof FuzzboxS
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('one store, several services (processes, tabs)', () => {
-  it('a write of autopilot\'s state over a revision someone else wrote is refused with Conflict', async () => {
+  it("a write of autopilot's state over a revision someone else wrote is refused with Conflict", async () => {
     t = await createTestService();
     const { apiKey: key, userID } = await t.service.createAccount('writer');
     const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
@@ -154,7 +154,7 @@ describe('one store, several services (processes, tabs)', () => {
     expect(await t.store.readAutopilot(userID, other.id)).toBeUndefined();
   });
 
-  it('a switch made while another service\'s background step searches stands, and so does the step\'s work', async () => {
+  it("a switch made while another service's background step searches stands, and so does the step's work", async () => {
     t = await createTestService({ random: seededRandom(3) });
     const key = await t.signup();
     const agent = (await t.call('POST', 'agent', { key, body: withPerformance() })).body;
@@ -163,7 +163,11 @@ describe('one store, several services (processes, tabs)', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const atGate = new Promise<void>((resolve) => (reached = resolve));
     const other = createFuzzyService({
-      store: storeWith(t.store, { readLearningLog: (read) => async (...args) => (reached(), await gate, read(...args)) }),
+      store: storeWith(t.store, {
+        readLearningLog:
+          (read) =>
+          async (...args) => (reached(), await gate, read(...args)),
+      }),
       random: seededRandom(4),
     });
     const call = async (method: string, path: string, body: unknown) => {

@@ -19,7 +19,14 @@ import { worlds, type ArenaWorld } from './arena.js';
 const cliff = worlds.find((world) => world.name === 'cliff')!;
 
 /** `count` evaluations of `definition` varied the way autopilot varies them, with the world's outcome at `progress`. */
-function autopilotLog(world: ArenaWorld, definition: AgentDefinition, count: number, random: Random, progress: (i: number) => number = () => 0, scale = 0.05): LoggedEvaluation[] {
+function autopilotLog(
+  world: ArenaWorld,
+  definition: AgentDefinition,
+  count: number,
+  random: Random,
+  progress: (i: number) => number = () => 0,
+  scale = 0.05,
+): LoggedEvaluation[] {
   const compiled = compileAgent(definition);
   return Array.from({ length: count }, (_, i) => {
     const input = world.situation(random);
@@ -43,7 +50,10 @@ function truth(world: ArenaWorld, definition: AgentDefinition, progress = 0): nu
 
 describe('table agents', () => {
   it('are valid, readable agents that keep every range and answer what their cells say', () => {
-    for (const [agent, perInput] of [[cliff.agent, 6], [irrigation.agent, 4]] as const) {
+    for (const [agent, perInput] of [
+      [cliff.agent, 6],
+      [irrigation.agent, 4],
+    ] as const) {
       const layout = cellLayout(agent, perInput);
       const values = valuesAtCentres(agent, layout);
       const table = tableAgent(agent, layout, values);
@@ -98,7 +108,11 @@ describe('table agents', () => {
   it('forget: with a half-life, what the world did lately outweighs what it did long ago', async () => {
     // the same situations and answers twice: first the metric was 0, lately it is 1
     const random = seededRandom(6);
-    const half = Array.from({ length: 300 }, () => ({ input: { temperature: 10 + 30 * random() }, crisp: { price: 1 }, returned: { price: 0.9 + 0.2 * random() } }));
+    const half = Array.from({ length: 300 }, () => ({
+      input: { temperature: 10 + 30 * random() },
+      crisp: { price: 1 },
+      returned: { price: 0.9 + 0.2 * random() },
+    }));
     const log = [...half.map((entry) => ({ ...entry, metric: 0 })), ...half.map((entry) => ({ ...entry, metric: 1 }))];
     const compiled = compileAgent(cliff.agent);
     const data = datasetOf(log, compiled.inputs, compiled.outputs);
@@ -146,7 +160,13 @@ describe('trial values relative to the situation', () => {
   it('also lose the spread of the exploration draws', async () => {
     // the two-output world: the candidate answers ice near the top of its range where it is hot and cold, the current version ice 4
     const world = worlds.find(({ name }) => name === 'two outputs')!;
-    const { trial, adjusted, measured, trueGain } = await iceTrial([9.5, 9.8, 10], (input, returned) => world.expected(input, returned, 1), world.noise, 4000, 8);
+    const { trial, adjusted, measured, trueGain } = await iceTrial(
+      [9.5, 9.8, 10],
+      (input, returned) => world.expected(input, returned, 1),
+      world.noise,
+      4000,
+      8,
+    );
     expect(measured.low).toBeLessThan(trueGain);
     expect(measured.high).toBeGreaterThan(trueGain);
     // within the world's noise (sd 3) and a little more: the situations' and the draws' spread are gone
@@ -156,7 +176,13 @@ describe('trial values relative to the situation', () => {
 
   it('favour neither arm where one answers at the end of a range, and its draws, cut off there, move the answer on average', async () => {
     // noise-free and linear in ice: the adjusted arms differ by exactly what the draws returned
-    const { measured, trueGain } = await iceTrial([9.9, 10, 10], (input, returned) => 4 * input.temperature! + 10 * returned.ice!, () => 0, 2000, 10);
+    const { measured, trueGain } = await iceTrial(
+      [9.9, 10, 10],
+      (input, returned) => 4 * input.temperature! + 10 * returned.ice!,
+      () => 0,
+      2000,
+      10,
+    );
     // without the draws' average under the cut-off, the candidate would gain 2.4 more than it does
     expect(measured.low).toBeLessThan(trueGain);
     expect(measured.high).toBeGreaterThan(trueGain);
@@ -175,7 +201,13 @@ const currentArm = (values: ArrayLike<number>) => Array.from(values).filter((_, 
  * agent; `expected` is the metric without `noise`. The true gain: `expected`'s difference over 40,000
  * fresh situations and draws.
  */
-async function iceTrial(ice: SetDefinition, expected: (input: Inputs, returned: Outputs) => number, noise: (random: Random) => number, size: number, seed: number) {
+async function iceTrial(
+  ice: SetDefinition,
+  expected: (input: Inputs, returned: Outputs) => number,
+  noise: (random: Random) => number,
+  size: number,
+  seed: number,
+) {
   const world = worlds.find(({ name }) => name === 'two outputs')!;
   const current = world.agent;
   const candidate = { ...current, outputs: { ...current.outputs, ice: { ...current.outputs.ice, some: ice } } };

@@ -14,7 +14,10 @@ const world = (name: string) => worlds.find((w) => w.name === name)!;
 /** The arena's lemonade agent with its price sets moved to better prices: below the cliff where there is one. */
 function better(w: ArenaWorld): AgentDefinition {
   const { performance: _none, ...agent } = w.agent;
-  const price = w.name === 'cliff' ? { low: [0.5, 0.7, 0.8], medium: [0.6, 0.75, 0.9], high: [1.6, 1.9, 2.2] } : { low: [0.6, 0.9, 1.2], medium: [1.2, 1.5, 1.8], high: [1.9, 2.2, 2.5] };
+  const price =
+    w.name === 'cliff'
+      ? { low: [0.5, 0.7, 0.8], medium: [0.6, 0.75, 0.9], high: [1.6, 1.9, 2.2] }
+      : { low: [0.6, 0.9, 1.2], medium: [1.2, 1.5, 1.8], high: [1.9, 2.2, 2.5] };
   return { ...agent, outputs: { ...agent.outputs, price } };
 }
 
@@ -59,7 +62,7 @@ describe('compareAgents', () => {
   // far optimum: the earlier version's answers lie far below the later one's, so where it served few
   // evaluations the model's estimate of it leans on the later ones; one correction averaged over the
   // whole log left most of that error (seed 2: −57%); a correction per situation brings it within ±30%
-  it('estimates it as well when the earlier version served only a tenth of the log, as autopilot\'s first version does', async () => {
+  it("estimates it as well when the earlier version served only a tenth of the log, as autopilot's first version does", async () => {
     for (const name of ['heavy tails', 'two outputs', 'far optimum']) {
       const w = world(name);
       const truth = trueGain(w, w.agent, better(w));
@@ -90,7 +93,13 @@ describe('compareAgents', () => {
   it('needs densities and enough evaluations', async () => {
     const w = world('heavy tails');
     const log = logOf(w, w.agent, better(w), 1000, 6);
-    expect(await compareAgents(w.agent, better(w), log.map(({ density: _none, ...entry }) => entry))).toBeUndefined();
+    expect(
+      await compareAgents(
+        w.agent,
+        better(w),
+        log.map(({ density: _none, ...entry }) => entry),
+      ),
+    ).toBeUndefined();
     expect(await compareAgents(w.agent, better(w), log.slice(0, 49))).toBeUndefined();
   });
 });

@@ -96,7 +96,7 @@ describe('metric estimator', () => {
     expect(estimator.estimate(Float64Array.of(NaN))).toBeCloseTo(localMean, 12);
   });
 
-  it('never falls back on a point\'s own metric when every input weight underflows: the neighbours\' plain mean', () => {
+  it("never falls back on a point's own metric when every input weight underflows: the neighbours' plain mean", () => {
     // four evaluations far apart in x, each with its own metric; a bandwidth far below their distances
     const log = [0, 1, 2, 3].map((i) => ({ input: { x: 3 * i, z: 0 }, crisp: { y: 50 }, returned: { y: 50 }, metric: 10 ** i }));
     const data = datasetOf(log, inputs, outputs);
@@ -161,8 +161,7 @@ describe('metric estimator', () => {
     const points = Int32Array.from({ length: 400 }, (_, i) => i);
     const hoods = nearestNeighbours(data, points, 64);
     const estimator = new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods));
-    const answerAt = (policy: (x: number) => number) =>
-      estimator.estimate(Float64Array.from(points, (i) => policy(data.inputs[i]!)));
+    const answerAt = (policy: (x: number) => number) => estimator.estimate(Float64Array.from(points, (i) => policy(data.inputs[i]!)));
     // true means over x ~ U(0,1): answering x gives 0; answering 0.5 gives −E(x − 0.5)² = −1/12
     expect(answerAt((x) => x)).toBeGreaterThan(answerAt(() => 0.5));
     expect(answerAt(() => 0.5)).toBeCloseTo(-1 / 12, 1);

@@ -34,7 +34,9 @@ describe('the family of worlds', () => {
       expect(past.length, world.name).toBe(world.traits.outside);
     }
     for (const world of worlds.filter((w) => w.traits.binary > 0).slice(0, 10)) {
-      const binary = Object.entries(world.agent.inputs).filter(([, terms]) => 'yes' in terms).map(([name]) => name);
+      const binary = Object.entries(world.agent.inputs)
+        .filter(([, terms]) => 'yes' in terms)
+        .map(([name]) => name);
       for (const situation of situationsOf(world, seededRandom(1), 200)) for (const name of binary) expect([0, 1]).toContain(situation[name]);
     }
   });

@@ -45,7 +45,8 @@ export function randomWorld(seed: number): FamilyWorld {
   const random = seededRandom(seed * 7919 + 17);
   const inputCount = 1 + Math.floor(random() * 4);
   const outputCount = random() < 0.6 ? 1 : 2;
-  const shape: Shape = outputCount === 1 ? pick(random, ['peak', 'cliff', 'noisy cliff'] as const) : pick(random, ['peak', 'ridge', 'interacting', 'cliff'] as const);
+  const shape: Shape =
+    outputCount === 1 ? pick(random, ['peak', 'cliff', 'noisy cliff'] as const) : pick(random, ['peak', 'ridge', 'interacting', 'cliff'] as const);
   const noise: Noise = pick(random, ['gaussian', 'gaussian', 'heavy-tailed', 'bernoulli'] as const);
   const flow: Flow = pick(random, ['independent', 'lasting', 'daily'] as const);
   const drift = random() < 0.3;
@@ -78,10 +79,12 @@ export function randomWorld(seed: number): FamilyWorld {
   const shares = (situation: Inputs) => inputs.map(({ name, max }) => clamp(situation[name]! / max, 0, 1));
   const best = (s: number[], progress: number) =>
     line.map(({ base, slopes, product, drift: shift }) => {
-      const value = base + slopes.reduce((sum, slope, j) => sum + slope * (s[j]! - 0.5), 0) + product * (s[0]! - 0.5) * ((s[1] ?? 0.5) - 0.5) * 4 + shift * progress;
+      const value =
+        base + slopes.reduce((sum, slope, j) => sum + slope * (s[j]! - 0.5), 0) + product * (s[0]! - 0.5) * ((s[1] ?? 0.5) - 0.5) * 4 + shift * progress;
       return clamp(value, 0.1, 0.9);
     });
-  const height = (s: number[]) => scale * (1 + heightSlopes.reduce((sum, slope, j) => sum + slope * s[j]!, 0)) / (1 + heightSlopes.reduce((a, b) => a + b, 0) / 2);
+  const height = (s: number[]) =>
+    (scale * (1 + heightSlopes.reduce((sum, slope, j) => sum + slope * s[j]!, 0))) / (1 + heightSlopes.reduce((a, b) => a + b, 0) / 2);
   const peak = (miss: number) => Math.exp(-(miss * miss) / (2 * width * width));
   /** shape(a − a*), at most 1 */
   const shapeValue = (a: number[], target: number[], edge = 0): number => {
@@ -116,7 +119,7 @@ export function randomWorld(seed: number): FamilyWorld {
     return Math.max(floor, height(s) * shapeValue(answerShares(answer), best(s, progress), edge));
   };
   // the largest outcome: Bernoulli outcomes are that or 0, with the chance expected / that
-  const top = scale * (1 + heightSlopes.reduce((a, b) => a + b, 0)) / (1 + heightSlopes.reduce((a, b) => a + b, 0) / 2);
+  const top = (scale * (1 + heightSlopes.reduce((a, b) => a + b, 0))) / (1 + heightSlopes.reduce((a, b) => a + b, 0) / 2);
 
   /** the least, at the start and at the end of a run, of an agent's mean outcome over `situations` against the mean height there */
   const earning = (definition: AgentDefinition, situations: readonly Inputs[]) => {
@@ -131,7 +134,9 @@ export function randomWorld(seed: number): FamilyWorld {
   const agentInputs: AgentDefinition['inputs'] = Object.fromEntries(
     inputs.map(({ name, binary, covered }): [string, Record<string, number[]>] => [
       name,
-      binary ? { no: [0, 0.5], yes: [0.5, 1] } : { low: [0, round(covered / 2)], medium: [0, round(covered / 2), covered], high: [round(covered / 2), covered] },
+      binary
+        ? { no: [0, 0.5], yes: [0.5, 1] }
+        : { low: [0, round(covered / 2)], medium: [0, round(covered / 2), covered], high: [round(covered / 2), covered] },
     ]),
   );
   // a person would notice an agent that loses: their guess of where the best answers lie is redrawn,
@@ -143,7 +148,14 @@ export function randomWorld(seed: number): FamilyWorld {
         const centre = clamp(between(random, 0.3, 0.6) - lower, 0.15, 0.8);
         const spread = between(random, 0.1, 0.25);
         const at = (share: number) => round(clamp(share, 0, 1) * max);
-        return [name, { low: [0, at(centre - spread), at(centre)], medium: [at(centre - spread), at(centre), at(centre + spread)], high: [at(centre), at(centre + spread), max] }];
+        return [
+          name,
+          {
+            low: [0, at(centre - spread), at(centre)],
+            medium: [at(centre - spread), at(centre), at(centre + spread)],
+            high: [at(centre), at(centre + spread), max],
+          },
+        ];
       }),
     );
   const rules: string[] = [];
@@ -152,7 +164,7 @@ export function randomWorld(seed: number): FamilyWorld {
     const mattering = inputs.filter((_, j) => Math.abs(slopes[j]!) > 0.1);
     for (const input of mattering.length > 0 ? mattering : inputs.slice(0, 1)) {
       const j = inputs.indexOf(input);
-      const rises = (slopes[j]! >= 0) === random() < 0.75;
+      const rises = slopes[j]! >= 0 === random() < 0.75;
       const [lowTerm, highTerm] = input.binary ? ['no', 'yes'] : ['low', 'high'];
       rules.push(`IF ${input.name} IS ${lowTerm} THEN ${output} IS ${rises ? 'low' : 'high'}`);
       if (!input.binary) rules.push(`IF ${input.name} IS medium THEN ${output} IS medium`);
@@ -160,7 +172,12 @@ export function randomWorld(seed: number): FamilyWorld {
     }
   }
   const sample = Array.from({ length: 200 }, () => draw(random));
-  let agent: AgentDefinition & { performance: Record<string, 'maximize'> } = { inputs: agentInputs, outputs: agentOutputsAt(0), rules, performance: { value: 'maximize' } };
+  let agent: AgentDefinition & { performance: Record<string, 'maximize'> } = {
+    inputs: agentInputs,
+    outputs: agentOutputsAt(0),
+    rules,
+    performance: { value: 'maximize' },
+  };
   for (let attempt = 1; attempt <= 15 && earning(agent, sample) < ENOUGH; attempt++) agent = { ...agent, outputs: agentOutputsAt(0.04 * attempt) };
   const edgeNoise = shape === 'noisy cliff' ? between(random, 0.03, 0.1) : 0;
   const world: FamilyWorld = {
@@ -169,7 +186,16 @@ export function randomWorld(seed: number): FamilyWorld {
     plausible: earning(agent, sample) >= ENOUGH,
     metric: 'value',
     agent,
-    traits: { inputs: inputCount, outside: inputs.filter((i) => i.outside).length, binary: inputs.filter((i) => i.binary).length, outputs: outputCount, shape, noise, flow, drift },
+    traits: {
+      inputs: inputCount,
+      outside: inputs.filter((i) => i.outside).length,
+      binary: inputs.filter((i) => i.binary).length,
+      outputs: outputCount,
+      shape,
+      noise,
+      flow,
+      drift,
+    },
     ranges: Object.fromEntries(inputs.map(({ name, max }) => [name, [0, max] as const])),
     situation: draw,
     sequence: (r, count) => {

@@ -58,7 +58,9 @@ describe('the lemonade stand as published', () => {
 
   it('the bandits find what the seller as created leaves: at least +30% over the last two days, the best price per buyer +80%', async () => {
     const start = lastTwoDays(await play(lemonadeStand, staticPlayer(lemonadeStand), EVALUATIONS, 1));
-    const ucb = lastTwoDays(await play(lemonadeStand, banditPlayer(lemonadeStand, { levels: 19, buckets: { temperature: 5, sunny: 2 }, c: 0.1, greedy: 'mean' }), EVALUATIONS, 1));
+    const ucb = lastTwoDays(
+      await play(lemonadeStand, banditPlayer(lemonadeStand, { levels: 19, buckets: { temperature: 5, sunny: 2 }, c: 0.1, greedy: 'mean' }), EVALUATIONS, 1),
+    );
     const linear = lastTwoDays(await play(lemonadeStand, linearBanditPlayer(lemonadeStand, { levels: 19, alpha: 1 }), EVALUATIONS, 1));
     const best = lastTwoDays(await play(lemonadeStand, oraclePlayer(lemonadeStand), EVALUATIONS, 1));
     expect(ucb).toBeGreaterThan(1.3 * start);
@@ -80,7 +82,7 @@ describe('autopilot on the lemonade stand: evaluate and feedback, nothing else',
       expect(sum(learnt.served, from, to) - sum(start.served, from, to)).toBeCloseTo(parts, 6);
     }
     // docs/LEARNING.md, "The lemonade stand": the versions gain, the draws lose most of it
-    const versions = (sum(split.parts.versions, DAYS - 2) / 2) / lastTwoDays(start);
+    const versions = sum(split.parts.versions, DAYS - 2) / 2 / lastTwoDays(start);
     expect(versions).toBeGreaterThan(0.15);
     expect(lastTwoDays(learnt)).toBeGreaterThan(0.9 * lastTwoDays(start));
   }, 1_200_000);

@@ -83,7 +83,12 @@ describe('optimizeAgent in a simulated world whose rule the agent never sees', (
 
   it("gives the same proposal whatever the metric's scale, even near the largest doubles", async () => {
     const log = explorePlaying(lemonade, lemonade.agent, 150, 0.2, seededRandom(6));
-    const at = (factor: number) => optimizeAgent(lemonade.agent, log.map((entry) => ({ ...entry, metric: entry.metric * factor })), { goal: 'maximize' });
+    const at = (factor: number) =>
+      optimizeAgent(
+        lemonade.agent,
+        log.map((entry) => ({ ...entry, metric: entry.metric * factor })),
+        { goal: 'maximize' },
+      );
     const plain = await at(1);
     if (plain.status !== 'optimized') throw new Error('plain');
     for (const factor of [1e300, 1e-300]) {

@@ -27,7 +27,10 @@ describe('seeded randomness', () => {
   });
 
   it('shuffles into a permutation', () => {
-    const items = shuffle(Array.from({ length: 50 }, (_, i) => i), seededRandom(1));
+    const items = shuffle(
+      Array.from({ length: 50 }, (_, i) => i),
+      seededRandom(1),
+    );
     expect([...items].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(items).not.toEqual(Array.from({ length: 50 }, (_, i) => i));
   });

@@ -50,7 +50,12 @@ describe('?explore=', () => {
     expect(plainLog.body).not.toHaveProperty('returned');
     expect(plain[0]!.outputs).toEqual(plainLog.body.crisp);
 
-    const explored = await evaluateBatch(key, id, Array.from({ length: 2000 }, () => ({ service: 5 })), '?explore=0.1');
+    const explored = await evaluateBatch(
+      key,
+      id,
+      Array.from({ length: 2000 }, () => ({ service: 5 })),
+      '?explore=0.1',
+    );
     const log = await t.call('GET', `evaluation/${explored[7]!.reqID}`, { key });
     expect(log.body.crisp).toEqual(plainLog.body.crisp);
     expect(log.body.returned).toEqual(explored[7]!.outputs);
@@ -236,7 +241,15 @@ describe('POST /agent/:id/optimize', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('"revenue"');
     expect(unknown.body.message).toContain('profit');
-    for (const body of [{ metric: 'profit', goal: 'max' }, { goal: 'maximize' }, { metric: '', goal: 'minimize' }, { metric: 'profit', goal: 'maximize', dryRun: 'yes' }, { metric: 'profit', goal: 'maximize', tuneInputs: 1 }, [], 'profit']) {
+    for (const body of [
+      { metric: 'profit', goal: 'max' },
+      { goal: 'maximize' },
+      { metric: '', goal: 'minimize' },
+      { metric: 'profit', goal: 'maximize', dryRun: 'yes' },
+      { metric: 'profit', goal: 'maximize', tuneInputs: 1 },
+      [],
+      'profit',
+    ]) {
       const answer = await t.call('POST', `agent/${id}/optimize`, { key, body: typeof body === 'string' ? JSON.stringify(body) : body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.issues.length).toBeGreaterThan(0);

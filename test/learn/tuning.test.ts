@@ -11,7 +11,11 @@ import { irrigation, lemonade } from './worlds.js';
 const fan: AgentDefinition = {
   inputs: { 'air temp': { cold: [0, 20], mild: [10, 20, 30], hot: [20, 40] } },
   outputs: { 'fan speed': { off: [0, 0, 10, 30], low: [10, 40, 60], high: [50, 100] } },
-  rules: ['"air temp" INCREASES "fan speed" WITH 0.8', 'if "air temp" is not hot then "fan speed" is off', 'IF "air temp" IS mild THEN "fan speed" IS low WITH 0.05'],
+  rules: [
+    '"air temp" INCREASES "fan speed" WITH 0.8',
+    'if "air temp" is not hot then "fan speed" is off',
+    'IF "air temp" IS mild THEN "fan speed" IS low WITH 0.05',
+  ],
 };
 
 /** Where a set is fully true, midway (SPEC 4.1 and 4.4: a slope reaches to its variable's end). */

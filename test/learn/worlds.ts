@@ -34,11 +34,7 @@ export const lemonade: World = {
   agent: {
     inputs: { temperature: { cold: [10, 25], warm: [10, 25, 40], hot: [25, 40] } },
     outputs: { price: { low: [0, 0.2, 0.5], medium: [0.2, 0.5, 0.8], high: [0.5, 0.8, 3] } },
-    rules: [
-      'IF temperature IS cold THEN price IS low',
-      'IF temperature IS warm THEN price IS medium',
-      'IF temperature IS hot THEN price IS high',
-    ],
+    rules: ['IF temperature IS cold THEN price IS low', 'IF temperature IS warm THEN price IS medium', 'IF temperature IS hot THEN price IS high'],
   },
   situation: (random) => ({ temperature: uniform(random, 10, 40) }),
   outcome: ({ temperature }, { price }, random) => {

@@ -183,7 +183,8 @@ function mutableArrayParameters(program: ts.Program, environment: Environment): 
         if (ts.isIdentifier(name) && name.text === 'Array') found.add(`${entry}: ${where} takes ${node.getText()}`);
         const target = checker.getSymbolAtLocation(ts.isQualifiedName(name) ? name.right : name);
         for (const declaration of (target ? resolveAlias(target) : undefined)?.declarations ?? []) {
-          if (!ours(declaration) || !(ts.isInterfaceDeclaration(declaration) || ts.isTypeAliasDeclaration(declaration)) || visitedTypes.has(declaration)) continue;
+          if (!ours(declaration) || !(ts.isInterfaceDeclaration(declaration) || ts.isTypeAliasDeclaration(declaration)) || visitedTypes.has(declaration))
+            continue;
           visitedTypes.add(declaration);
           ts.forEachChild(declaration, (child) => checkType(child, `${where} → ${declaration.name.text}`));
         }
@@ -231,11 +232,7 @@ function unexportedTypes(program: ts.Program, environment: Environment): string[
 
     const visit = (node: ts.Node, usedBy: string): void => {
       if (isPrivateOrInternal(node) || ts.isTypeQueryNode(node)) return;
-      const name = ts.isTypeReferenceNode(node)
-        ? node.typeName
-        : ts.isExpressionWithTypeArguments(node)
-          ? node.expression
-          : undefined;
+      const name = ts.isTypeReferenceNode(node) ? node.typeName : ts.isExpressionWithTypeArguments(node) ? node.expression : undefined;
       if (name) {
         const target = checker.getSymbolAtLocation(ts.isQualifiedName(name) ? name.right : name);
         const symbol = target && resolveAlias(target);

@@ -10,10 +10,10 @@ import type { agentBodySchema, optimizeBodySchema } from '../../src/schema/index
 type Writable<T> = T extends readonly [infer First, infer Second]
   ? [Writable<First>, Writable<Second>]
   : T extends readonly (infer Item)[]
-  ? Writable<Item>[]
-  : T extends object
-    ? { -readonly [K in keyof T]: Writable<T[K]> }
-    : T;
+    ? Writable<Item>[]
+    : T extends object
+      ? { -readonly [K in keyof T]: Writable<T[K]> }
+      : T;
 
 const fan = {
   name: 'fan',

@@ -95,7 +95,11 @@ export interface RawResponse {
 }
 
 /** One HTTP request; the answer with its raw header lines (Node's rawHeaders keep the case sent). */
-export function rawRequest(url: string, method: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  method: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const request = httpRequest(url, {

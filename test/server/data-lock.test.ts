@@ -13,62 +13,70 @@ const tempDir = temporaryDirectories('fuzzbox-lock-');
 const dataDir = () => join(tempDir(), 'data');
 
 describe('two fuzzbox serve on one PGlite directory', () => {
-  test('the second refuses at once, naming the first; the first keeps serving and its data is whole', async () => {
-    const data = dataDir();
-    const first = await startServe(['--data', data, '--quiet']);
-    try {
-      const { apiKey: key } = (await rawRequest(`${first.url}account`, 'POST', { body: {} })).body;
-      const agent = (await rawRequest(`${first.url}agent`, 'POST', { key, body: tippingAgent() })).body;
+  test(
+    'the second refuses at once, naming the first; the first keeps serving and its data is whole',
+    async () => {
+      const data = dataDir();
+      const first = await startServe(['--data', data, '--quiet']);
+      try {
+        const { apiKey: key } = (await rawRequest(`${first.url}account`, 'POST', { body: {} })).body;
+        const agent = (await rawRequest(`${first.url}agent`, 'POST', { key, body: tippingAgent() })).body;
 
-      const second = await runCli(['serve', '--port', '0', '--data', data]);
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`the data directory ${data} is in use by fuzzbox process ${first.process.pid}`);
-      // at once: refused before it opened the database (no "starting" line), let alone listened
-      expect(second.stdout).toBe('');
+        const second = await runCli(['serve', '--port', '0', '--data', data]);
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain(`the data directory ${data} is in use by fuzzbox process ${first.process.pid}`);
+        // at once: refused before it opened the database (no "starting" line), let alone listened
+        expect(second.stdout).toBe('');
 
-      // the refused process touched nothing: the first still answers, with everything it stored
-      const evaluated = await rawRequest(`${first.url}agent/${agent.id}`, 'POST', { key, body: { service: 5 } });
-      expect(evaluated.status).toBe(200);
-      expect((await rawRequest(`${first.url}agent`, 'GET', { key })).body.map((a: { id: string }) => a.id)).toEqual([agent.id]);
-    } finally {
-      expect(await first.stop()).toBe(0);
-    }
-    // a stopped server releases the directory
-    expect(existsSync(join(data, LOCK_FILE))).toBe(false);
-  }, PGLITE_STARTS);
+        // the refused process touched nothing: the first still answers, with everything it stored
+        const evaluated = await rawRequest(`${first.url}agent/${agent.id}`, 'POST', { key, body: { service: 5 } });
+        expect(evaluated.status).toBe(200);
+        expect((await rawRequest(`${first.url}agent`, 'GET', { key })).body.map((a: { id: string }) => a.id)).toEqual([agent.id]);
+      } finally {
+        expect(await first.stop()).toBe(0);
+      }
+      // a stopped server releases the directory
+      expect(existsSync(join(data, LOCK_FILE))).toBe(false);
+    },
+    PGLITE_STARTS,
+  );
 
-  test('after SIGKILL the lock is stale: the next start takes it over and every acknowledged write is there', async () => {
-    const data = dataDir();
-    const killed = await startServe(['--data', data, '--quiet']);
-    const { apiKey: key } = (await rawRequest(`${killed.url}account`, 'POST', { body: {} })).body;
-    const agent = (await rawRequest(`${killed.url}agent`, 'POST', { key, body: tippingAgent() })).body;
-    const acknowledged: string[] = [];
-    for (let service = 0; service <= 10; service++) {
-      const answer = await rawRequest(`${killed.url}agent/${agent.id}`, 'POST', { key, body: { service } });
-      expect(answer.status).toBe(200);
-      acknowledged.push(answer.headerLines.find((line) => line.startsWith('X-Evaluation-ID: '))!.slice('X-Evaluation-ID: '.length));
-    }
-    killed.process.kill('SIGKILL');
-    expect(await killed.exited).toBe(null);
-    expect(existsSync(join(data, LOCK_FILE))).toBe(true); // left behind
+  test(
+    'after SIGKILL the lock is stale: the next start takes it over and every acknowledged write is there',
+    async () => {
+      const data = dataDir();
+      const killed = await startServe(['--data', data, '--quiet']);
+      const { apiKey: key } = (await rawRequest(`${killed.url}account`, 'POST', { body: {} })).body;
+      const agent = (await rawRequest(`${killed.url}agent`, 'POST', { key, body: tippingAgent() })).body;
+      const acknowledged: string[] = [];
+      for (let service = 0; service <= 10; service++) {
+        const answer = await rawRequest(`${killed.url}agent/${agent.id}`, 'POST', { key, body: { service } });
+        expect(answer.status).toBe(200);
+        acknowledged.push(answer.headerLines.find((line) => line.startsWith('X-Evaluation-ID: '))!.slice('X-Evaluation-ID: '.length));
+      }
+      killed.process.kill('SIGKILL');
+      expect(await killed.exited).toBe(null);
+      expect(existsSync(join(data, LOCK_FILE))).toBe(true); // left behind
 
-    const next = await startServe(['--data', data, '--quiet']);
-    try {
-      const tookOver = next.lines.find((line) => line.event === 'starting' && String(line.message).startsWith('took over'));
-      expect(tookOver?.message).toBe(`took over ${data} from fuzzbox process ${killed.process.pid}, which stopped without releasing it`);
-      const stored = await Promise.all(acknowledged.map((reqID) => rawRequest(`${next.url}evaluation/${reqID}`, 'GET', { key })));
-      expect(stored.map((answer) => answer.status)).toEqual(acknowledged.map(() => 200));
-      expect(stored.map((answer) => answer.body.input.service)).toEqual(acknowledged.map((_, service) => service));
-      // and it is held again: a third process is refused, naming the new owner
-      const third = await runCli(['serve', '--port', '0', '--data', data]);
-      expect(third.code).toBe(1);
-      expect(third.stderr).toContain(`in use by fuzzbox process ${next.process.pid}`);
-    } finally {
-      expect(await next.stop()).toBe(0);
-    }
-    // no leftovers of the takeover beside PGlite's files
-    expect(readdirSync(data).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
-  }, PGLITE_STARTS);
+      const next = await startServe(['--data', data, '--quiet']);
+      try {
+        const tookOver = next.lines.find((line) => line.event === 'starting' && String(line.message).startsWith('took over'));
+        expect(tookOver?.message).toBe(`took over ${data} from fuzzbox process ${killed.process.pid}, which stopped without releasing it`);
+        const stored = await Promise.all(acknowledged.map((reqID) => rawRequest(`${next.url}evaluation/${reqID}`, 'GET', { key })));
+        expect(stored.map((answer) => answer.status)).toEqual(acknowledged.map(() => 200));
+        expect(stored.map((answer) => answer.body.input.service)).toEqual(acknowledged.map((_, service) => service));
+        // and it is held again: a third process is refused, naming the new owner
+        const third = await runCli(['serve', '--port', '0', '--data', data]);
+        expect(third.code).toBe(1);
+        expect(third.stderr).toContain(`in use by fuzzbox process ${next.process.pid}`);
+      } finally {
+        expect(await next.stop()).toBe(0);
+      }
+      // no leftovers of the takeover beside PGlite's files
+      expect(readdirSync(data).filter((name) => name.startsWith(LOCK_FILE))).toEqual([]);
+    },
+    PGLITE_STARTS,
+  );
 });
 
 describe('whose lock is stale', () => {
@@ -109,26 +117,30 @@ describe('whose lock is stale', () => {
 });
 
 describe('fuzzbox account create', () => {
-  test('makes a key a --no-signup server accepts; refused while a server holds the PGlite directory', async () => {
-    const data = dataDir();
-    const created = await runCli(['account', 'create', '--name', 'ops', '--data', data]);
-    expect(created.stderr).toContain('creating a new PGlite database');
-    expect(created.code).toBe(0);
-    const account = JSON.parse(created.stdout) as { userID: string; name: string; apiKey: string };
-    expect(account.name).toBe('ops');
+  test(
+    'makes a key a --no-signup server accepts; refused while a server holds the PGlite directory',
+    async () => {
+      const data = dataDir();
+      const created = await runCli(['account', 'create', '--name', 'ops', '--data', data]);
+      expect(created.stderr).toContain('creating a new PGlite database');
+      expect(created.code).toBe(0);
+      const account = JSON.parse(created.stdout) as { userID: string; name: string; apiKey: string };
+      expect(account.name).toBe('ops');
 
-    const server = await startServe(['--data', data, '--no-signup', '--quiet']);
-    try {
-      const refused = await rawRequest(`${server.url}account`, 'POST', { body: {} });
-      expect(refused.status).toBe(403);
-      const agent = await rawRequest(`${server.url}agent`, 'POST', { key: account.apiKey, body: tippingAgent() });
-      expect(agent.status).toBe(200);
-      const busy = await runCli(['account', 'create', '--data', data]);
-      expect(busy.code).toBe(1);
-      expect(busy.stderr).toContain(`in use by fuzzbox process ${server.process.pid}`);
-      expect(busy.stdout).toBe('');
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  }, PGLITE_STARTS);
+      const server = await startServe(['--data', data, '--no-signup', '--quiet']);
+      try {
+        const refused = await rawRequest(`${server.url}account`, 'POST', { body: {} });
+        expect(refused.status).toBe(403);
+        const agent = await rawRequest(`${server.url}agent`, 'POST', { key: account.apiKey, body: tippingAgent() });
+        expect(agent.status).toBe(200);
+        const busy = await runCli(['account', 'create', '--data', data]);
+        expect(busy.code).toBe(1);
+        expect(busy.stderr).toContain(`in use by fuzzbox process ${server.process.pid}`);
+        expect(busy.stdout).toBe('');
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    },
+    PGLITE_STARTS,
+  );
 });

@@ -103,31 +103,35 @@ describe('health, readiness and GET /storage on a real server', () => {
     }
   });
 
-  test("PGlite: /storage reports the database size, which grows with what is stored, and the file system's room as quota", async () => {
-    const data = join(tempDir(), 'data');
-    const server = await startServe(['--data', data, '--quiet']);
-    try {
-      expect((await rawRequest(`${server.url}ready`, 'GET')).body).toEqual({ status: 'ok' });
-      const { apiKey: key } = (await rawRequest(`${server.url}account`, 'POST', { body: {} })).body;
-      const before = storageStatusSchema.parse((await rawRequest(`${server.url}storage`, 'GET', { key })).body);
-      expect(before.usage).toBeGreaterThan(1_000_000);
-      expect(before.persisted).toBe(true);
-      const { bavail, bsize } = statfsSync(data);
-      // quota = usage + the room left on the file system, which other processes change meanwhile
-      expect(Math.abs(before.quota! - before.usage! - bavail * bsize)).toBeLessThan(256 * 1024 * 1024);
+  test(
+    "PGlite: /storage reports the database size, which grows with what is stored, and the file system's room as quota",
+    async () => {
+      const data = join(tempDir(), 'data');
+      const server = await startServe(['--data', data, '--quiet']);
+      try {
+        expect((await rawRequest(`${server.url}ready`, 'GET')).body).toEqual({ status: 'ok' });
+        const { apiKey: key } = (await rawRequest(`${server.url}account`, 'POST', { body: {} })).body;
+        const before = storageStatusSchema.parse((await rawRequest(`${server.url}storage`, 'GET', { key })).body);
+        expect(before.usage).toBeGreaterThan(1_000_000);
+        expect(before.persisted).toBe(true);
+        const { bavail, bsize } = statfsSync(data);
+        // quota = usage + the room left on the file system, which other processes change meanwhile
+        expect(Math.abs(before.quota! - before.usage! - bavail * bsize)).toBeLessThan(256 * 1024 * 1024);
 
-      const agent = (await rawRequest(`${server.url}agent`, 'POST', { key, body: tippingAgent() })).body;
-      // batches of 400: their X-Evaluation-ID header stays under Node's 16 KB
-      const batch = Array.from({ length: 400 }, (_, i) => ({ service: i % 11 }));
-      for (let round = 0; round < 10; round++) expect((await rawRequest(`${server.url}agent/${agent.id}`, 'POST', { key, body: batch })).status).toBe(200);
-      const after = storageStatusSchema.parse((await rawRequest(`${server.url}storage`, 'GET', { key })).body);
-      expect(after.counts.evaluations).toBe(4000);
-      // 4,000 logs, each with its input, version id and crisp output: at least 50 bytes apiece
-      expect(after.usage! - before.usage!).toBeGreaterThan(4000 * 50);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  }, PGLITE_STARTS);
+        const agent = (await rawRequest(`${server.url}agent`, 'POST', { key, body: tippingAgent() })).body;
+        // batches of 400: their X-Evaluation-ID header stays under Node's 16 KB
+        const batch = Array.from({ length: 400 }, (_, i) => ({ service: i % 11 }));
+        for (let round = 0; round < 10; round++) expect((await rawRequest(`${server.url}agent/${agent.id}`, 'POST', { key, body: batch })).status).toBe(200);
+        const after = storageStatusSchema.parse((await rawRequest(`${server.url}storage`, 'GET', { key })).body);
+        expect(after.counts.evaluations).toBe(4000);
+        // 4,000 logs, each with its input, version id and crisp output: at least 50 bytes apiece
+        expect(after.usage! - before.usage!).toBeGreaterThan(4000 * 50);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    },
+    PGLITE_STARTS,
+  );
 });
 
 describe('stdout whose reader goes away', () => {

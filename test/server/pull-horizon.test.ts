@@ -39,7 +39,11 @@ async function writeHeldOpen(url: string): Promise<pg.Client> {
 }
 
 async function createAgent(name: string, on = server, key = apiKey): Promise<string> {
-  const answer = await fetch(`${on.url}agent`, { method: 'POST', body: JSON.stringify(tippingAgent(name)), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` } });
+  const answer = await fetch(`${on.url}agent`, {
+    method: 'POST',
+    body: JSON.stringify(tippingAgent(name)),
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+  });
   expect(answer.status).toBe(200);
   return ((await answer.json()) as { id: string }).id;
 }
@@ -48,7 +52,10 @@ async function createAgent(name: string, on = server, key = apiKey): Promise<str
 async function pullAgents(checkpoint: string | null, on = server, key = apiKey): Promise<{ agents: string[]; checkpoint: string | null }> {
   const answer = await fetch(`${on.url}sync/pull${checkpoint ? `?checkpoint=${checkpoint}` : ''}`, { headers: { Authorization: `Bearer ${key}` } });
   expect(answer.status).toBe(200);
-  const [head, ...lines] = (await answer.text()).trim().split('\n').map((line) => JSON.parse(line) as { kind?: string; id?: string; checkpoint?: string | null });
+  const [head, ...lines] = (await answer.text())
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { kind?: string; id?: string; checkpoint?: string | null });
   return { agents: lines.filter((line) => line.kind === 'agent').map((line) => line.id!), checkpoint: head!.checkpoint ?? null };
 }
 
@@ -94,7 +101,7 @@ test('a write running in another database on the server holds nothing back', asy
   }
 });
 
-test('a role that may not read pg_stat_activity pulls by the whole server\'s horizon: held back by a write elsewhere, nothing skipped', async () => {
+test("a role that may not read pg_stat_activity pulls by the whole server's horizon: held back by a write elsewhere, nothing skipped", async () => {
   // a server run by a role of its own, in a database it owns, where pg_stat_activity is revoked
   const role = `limited_${process.pid}`;
   const url = new URL(inject('postgresURL'));

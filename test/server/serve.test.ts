@@ -110,7 +110,14 @@ describe('fuzzbox serve on PostgreSQL', () => {
     const { status, ids } = await answer;
     expect(status).toBe(200);
     expect(await child.exited).toBe(0);
-    expect(child.lines.map((line) => line.event).filter((event) => event !== 'starting')).toEqual(['listening', 'request', 'request', 'stopping', 'request', 'stopped']);
+    expect(child.lines.map((line) => line.event).filter((event) => event !== 'starting')).toEqual([
+      'listening',
+      'request',
+      'request',
+      'stopping',
+      'request',
+      'stopped',
+    ]);
     // every log of the answer is stored, nothing else
     const db = postgresDatabase(database, { max: 1 });
     try {

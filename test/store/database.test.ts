@@ -34,8 +34,24 @@ const trace = {
   fuzzified: { x: { low: 0.5, high: 0.5 } },
   rules: ['IF x IS low THEN y IS small'],
   inferred: { y: { small: 0.5 } },
-  clipped: { y: { small: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] } },
-  combined: { y: [[0, 0], [0.5, 0.5], [1.5, 0.5], [2, 0]] },
+  clipped: {
+    y: {
+      small: [
+        [0, 0],
+        [0.5, 0.5],
+        [1.5, 0.5],
+        [2, 0],
+      ],
+    },
+  },
+  combined: {
+    y: [
+      [0, 0],
+      [0.5, 0.5],
+      [1.5, 0.5],
+      [2, 0],
+    ],
+  },
   centroid: { y: [1, 2 / 9] },
 };
 
@@ -43,9 +59,14 @@ const trace = {
  * Account `U1` (key `apiKey`, named `accountName`) and its agent `A1` at version `V1`, written as
  * earlier schemas stored them; `withHead` from schema 8 on, which keeps each agent's head.
  */
-async function writeAgentA1(earlier: Dexie, { apiKey, createdAt, accountName, withHead }: { apiKey: string; createdAt: string; accountName: string; withHead: boolean }) {
+async function writeAgentA1(
+  earlier: Dexie,
+  { apiKey, createdAt, accountName, withHead }: { apiKey: string; createdAt: string; accountName: string; withHead: boolean },
+) {
   await earlier.table('accounts').add({ userID: 'U1', name: accountName, keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier
+    .table('agents')
+    .add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
   if (withHead) await earlier.table('heads').add({ agentID: 'A1', userID: 'U1', latestVersion: 'V1' });
   await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq: 0 });
 }
@@ -58,7 +79,9 @@ test('a version-1 database written by an earlier fuzzbox reads back through the 
   const apiKey = 'fzb_written-by-an-earlier-release';
   const createdAt = '2026-01-02T03:04:05.678Z';
   await earlier.table('accounts').add({ userID: 'U1', name: 'old', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'old agent', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier
+    .table('agents')
+    .add({ id: 'A1', userID: 'U1', name: 'old agent', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
   await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'old agent', ...definition, parsed_rules: [], createdAt, seq: 0 });
   const reqID = '11111111-1111-4111-8111-111111111111';
   await earlier.table('evaluations').add({ reqID, userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 0 }, crisp: { y: 1 }, createdAt });
@@ -83,7 +106,11 @@ test('a version-1 database written by an earlier fuzzbox reads back through the 
     expect((await get(`evaluation/${reqID}/feedback`)).map((f: { data: unknown }) => f.data)).toEqual([{ score: 2 }]);
     // the upgrade gave the agent its head (version 8), which the write of a new log checks
     const evaluated = await service.handle(
-      new Request('http://local/agent/A1', { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: '{"x":0}' }),
+      new Request('http://local/agent/A1', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: '{"x":0}',
+      }),
     );
     expect(evaluated.status).toBe(200);
     expect(await get(`evaluation/${evaluated.headers.get('X-Evaluation-ID')}`)).toMatchObject({ input: { x: 0 }, crisp: { y: 1 } });
@@ -101,7 +128,9 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
   const createdAt = '2026-01-02T03:04:05.678Z';
   await earlier.table('accounts').add({ userID: 'U1', name: 'old', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
   // A1 lives on; A2 was deleted by version 1, so only its tombstone and its logs remain
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'kept', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
+  await earlier
+    .table('agents')
+    .add({ id: 'A1', userID: 'U1', name: 'kept', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1', versionCount: 1 });
   await earlier.table('versions').add({ id: 'V1', versionOf: 'A1', userID: 'U1', name: 'kept', ...definition, parsed_rules: [], createdAt, seq: 0 });
   await earlier.table('deletedAgents').add({ id: 'A2', userID: 'U1', deletedAt: createdAt });
   const live = '11111111-1111-4111-8111-111111111111';
@@ -118,8 +147,16 @@ test('version 2: logs whose trace a version-1 delete wrote in read back exactly;
     expect(response.status).toBe(200);
     return response.json() as Promise<any>;
   };
-  const log = (reqID: string, agentID: string, versionID: string) =>
-    ({ reqID, userID: 'U1', agentID, versionID, input: { x: 5 }, ...trace, crisp: { y: 1 }, createdAt });
+  const log = (reqID: string, agentID: string, versionID: string) => ({
+    reqID,
+    userID: 'U1',
+    agentID,
+    versionID,
+    input: { x: 5 },
+    ...trace,
+    crisp: { y: 1 },
+    createdAt,
+  });
   try {
     expect(await get(`evaluation/${deleted}`)).toEqual(log(deleted, 'A2', 'V2'));
     expect((await call('GET', 'agent/A2')).status).toBe(410);
@@ -173,10 +210,22 @@ test('version 3: every log of a version-2 database moves into a group of one and
   await earlier.table('versions').bulkAdd([version('V1', 'A1', 'U1'), version('W1', 'B1', 'U2')]);
   // A2 was deleted under version 2 (its version retired), A3 under version 1 (its log holds the trace)
   await earlier.table('retiredVersions').add(version('V2', 'A2', 'U1'));
-  await earlier.table('deletedAgents').bulkAdd([{ id: 'A2', userID: 'U1', deletedAt: later }, { id: 'A3', userID: 'U1', deletedAt: later }]);
+  await earlier.table('deletedAgents').bulkAdd([
+    { id: 'A2', userID: 'U1', deletedAt: later },
+    { id: 'A3', userID: 'U1', deletedAt: later },
+  ]);
   const logs = {
     plain: { reqID: '10000000-0000-4000-8000-000000000001', userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 0 }, crisp: { y: 1 }, createdAt },
-    explored: { reqID: '10000000-0000-4000-8000-000000000002', userID: 'U1', agentID: 'A1', versionID: 'V1', input: { x: 5 }, crisp: { y: 1 }, returned: { y: 1.25 }, createdAt: later },
+    explored: {
+      reqID: '10000000-0000-4000-8000-000000000002',
+      userID: 'U1',
+      agentID: 'A1',
+      versionID: 'V1',
+      input: { x: 5 },
+      crisp: { y: 1 },
+      returned: { y: 1.25 },
+      createdAt: later,
+    },
     retired: { reqID: '10000000-0000-4000-8000-000000000003', userID: 'U1', agentID: 'A2', versionID: 'V2', input: { x: 5 }, crisp: { y: 1 }, createdAt },
     traced: { reqID: '10000000-0000-4000-8000-000000000004', userID: 'U1', agentID: 'A3', versionID: 'V3', input: { x: 5 }, crisp: { y: 1 }, createdAt, trace },
     others: { reqID: '10000000-0000-4000-8000-000000000005', userID: 'U2', agentID: 'B1', versionID: 'W1', input: { x: 5 }, crisp: { y: 1 }, createdAt },
@@ -190,8 +239,7 @@ test('version 3: every log of a version-2 database moves into a group of one and
   earlier.close();
 
   const service = createFuzzyService({ indexedDB, IDBKeyRange });
-  const call = (path: string, apiKey: string) =>
-    service.handle(new Request(`http://local/${path}`, { headers: { Authorization: `Bearer ${apiKey}` } }));
+  const call = (path: string, apiKey: string) => service.handle(new Request(`http://local/${path}`, { headers: { Authorization: `Bearer ${apiKey}` } }));
   const get = async (path: string, apiKey = key1) => {
     const response = await call(path, apiKey);
     expect(response.status).toBe(200);
@@ -209,8 +257,20 @@ test('version 3: every log of a version-2 database moves into a group of one and
       expect(read).toMatchObject(stored(log));
       if (!('returned' in log)) expect(read).not.toHaveProperty('returned');
       expect(Object.keys(read)).toEqual([
-        'reqID', 'userID', 'agentID', 'versionID', 'input', 'fuzzified', 'rules', 'inferred', 'clipped', 'combined', 'centroid', 'crisp',
-        ...('returned' in log ? ['returned'] : []), 'createdAt',
+        'reqID',
+        'userID',
+        'agentID',
+        'versionID',
+        'input',
+        'fuzzified',
+        'rules',
+        'inferred',
+        'clipped',
+        'combined',
+        'centroid',
+        'crisp',
+        ...('returned' in log ? ['returned'] : []),
+        'createdAt',
       ]);
     }
     // recomputed from the live V1 and from the retired V2: x = 5 is the hand-derived trace above;
@@ -242,11 +302,21 @@ test('version 3: every log of a version-2 database moves into a group of one and
     const { reqID, userID, agentID, versionID, createdAt: at, ...rest } = logs.explored;
     expect(groups).toHaveLength(5);
     expect(groups.find((group) => group.keys[0]![1] === reqID)).toEqual({
-      seq: expect.any(Number), userID, agentID, versionID, createdAt: at, keys: [[userID, reqID]], idPrefixes: [[userID, reqID.slice(0, -2)]], logs: [rest],
+      seq: expect.any(Number),
+      userID,
+      agentID,
+      versionID,
+      createdAt: at,
+      keys: [[userID, reqID]],
+      idPrefixes: [[userID, reqID.slice(0, -2)]],
+      logs: [rest],
     });
     // version 4 gave feedback its owner; version 6 counted each account's logs and feedback
     expect((await upgraded.feedback.toArray()).map((feedback) => feedback.userID)).toEqual(['U1', 'U1', 'U1']);
-    expect(await upgraded.tallies.toArray()).toEqual([{ userID: 'U1', evaluations: 4, feedback: 3 }, { userID: 'U2', evaluations: 1, feedback: 0 }]);
+    expect(await upgraded.tallies.toArray()).toEqual([
+      { userID: 'U1', evaluations: 4, feedback: 3 },
+      { userID: 'U2', evaluations: 1, feedback: 0 },
+    ]);
     // the optimizer reads the agent's logs back as version 2 stored them, with each one's latest value
     const read = await readLearningLog(upgraded, 'U1', 'A1', { metrics: ['score'], most: 10 });
     expect(read.metricNames).toEqual(new Set(['score', 'other']));
@@ -334,7 +404,9 @@ test('version 5: a version-4 database counts through the API as before, and afte
   const createdAt = '2026-03-04T05:06:07.890Z';
   const version = (id: string, versionOf: string, seq: number) => ({ id, versionOf, userID: 'U1', name: 'n', ...definition, parsed_rules: [], createdAt, seq });
   await earlier.table('accounts').add({ userID: 'U1', name: 'four', keyHash: createHash('sha256').update(apiKey).digest('hex'), createdAt });
-  await earlier.table('agents').add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1b', versionCount: 2 });
+  await earlier
+    .table('agents')
+    .add({ id: 'A1', userID: 'U1', name: 'n', ...definition, createdAt, updatedAt: createdAt, latestVersion: 'V1b', versionCount: 2 });
   await earlier.table('versions').bulkAdd([version('V1a', 'A1', 0), version('V1b', 'A1', 1)]);
   // A2 was deleted by version 4: its version retired, a tombstone with the time
   await earlier.table('retiredVersions').add(version('V2', 'A2', 0));
@@ -422,7 +494,11 @@ test('version 10: the logs of a version-9 database, found by one index entry per
     expect((await call('GET', `evaluation/${batch[1]}`)).status).toBe(404);
     expect((await call('POST', `evaluation/${batch[2]}/feedback`, { score: 3 })).status).toBe(200);
     // a new batch is written the new way, beside the old logs
-    const evaluated = await call('POST', 'agent/A1', Array.from({ length: 70 }, (_, i) => ({ x: i / 10 })));
+    const evaluated = await call(
+      'POST',
+      'agent/A1',
+      Array.from({ length: 70 }, (_, i) => ({ x: i / 10 })),
+    );
     expect(evaluated.status).toBe(200);
     fresh = evaluated.headers.get('X-Evaluation-ID')!.split(',');
     expect(await get(`evaluation/${fresh[69]}`)).toMatchObject({ reqID: fresh[69], input: { x: 6.9 } });
@@ -459,7 +535,7 @@ test('new evaluation ids are UUID v4s, each 64 in a row sharing all but a last t
   expect(ids.map((id) => id.slice(-2))).toEqual(Array.from({ length: 130 }, (_, i) => (i % 64).toString(16).padStart(2, '0')));
 });
 
-test('version 11: feedback of a version-10 database names its log\'s group; listings give each log its own feedback, newest first', async () => {
+test("version 11: feedback of a version-10 database names its log's group; listings give each log its own feedback, newest first", async () => {
   const indexedDB = new IDBFactory();
   const earlier = new Dexie('fuzzbox', { indexedDB, IDBKeyRange });
   // version 10 declared whole
@@ -494,7 +570,12 @@ test('version 11: feedback of a version-10 database names its log\'s group; list
   const upgraded = new FuzzboxDatabase('fuzzbox', { indexedDB, IDBKeyRange });
   await upgraded.open();
   try {
-    expect((await upgraded.feedback.toArray()).map(({ id, logGroup }) => [id, logGroup])).toEqual([['F1', 1], ['F2', 2], ['F3', 3], ['F4', 1]]);
+    expect((await upgraded.feedback.toArray()).map(({ id, logGroup }) => [id, logGroup])).toEqual([
+      ['F1', 1],
+      ['F2', 2],
+      ['F3', 3],
+      ['F4', 1],
+    ]);
   } finally {
     upgraded.close();
   }

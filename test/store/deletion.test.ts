@@ -69,7 +69,7 @@ test('on a full disk DELETE only deletes, and the logs read back as before', asy
   expect((await t.call('GET', `agent/${agent.id}/version`, { key })).status).toBe(410);
 });
 
-test('a retired version is no one else\'s either: another account reading its logs or the version gets 404', async () => {
+test("a retired version is no one else's either: another account reading its logs or the version gets 404", async () => {
   const agent = (await t.call('POST', 'agent', { key, body: tippingAgent() })).body;
   const reqID = (await t.call('POST', `agent/${agent.id}`, { key, body: { service: 3 } })).headers.get('X-Evaluation-ID')!;
   await t.call('DELETE', `agent/${agent.id}`, { key });
@@ -96,8 +96,16 @@ test('an agent deleted on a full disk goes into a backup as a deletion with its 
   expect((await t.call('DELETE', `agent/${agent.id}`, { key })).status).toBe(200);
   restore();
   const backup = await (await fetch(new URL('export', t.baseURL), { headers: { Authorization: `Bearer ${key}` } })).text();
-  const lines = backup.trimEnd().split('\n').slice(1, -1).map((line) => JSON.parse(line));
-  expect(lines.map((line) => [line.kind, line.retired])).toEqual([['version', true], ['deletion', undefined], ['evaluation', undefined]]);
+  const lines = backup
+    .trimEnd()
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => JSON.parse(line));
+  expect(lines.map((line) => [line.kind, line.retired])).toEqual([
+    ['version', true],
+    ['deletion', undefined],
+    ['evaluation', undefined],
+  ]);
   expect(lines[1]).toEqual({ kind: 'deletion', id: agent.id, deletedAt: lines[0].createdAt });
 
   const elsewhere = await createTestService();
@@ -107,7 +115,11 @@ test('an agent deleted on a full disk goes into a backup as a deletion with its 
     expect(imported.status).toBe(200);
     expect((await elsewhere.call('GET', `agent/${agent.id}`, { key: restoredKey })).status).toBe(410);
     const original = (await t.call('GET', `evaluation/${reqID}`, { key })).body;
-    expect((await elsewhere.call('GET', `evaluation/${reqID}`, { key: restoredKey })).body).toMatchObject({ reqID, crisp: original.crisp, centroid: original.centroid });
+    expect((await elsewhere.call('GET', `evaluation/${reqID}`, { key: restoredKey })).body).toMatchObject({
+      reqID,
+      crisp: original.crisp,
+      centroid: original.centroid,
+    });
     expect((await elsewhere.call('GET', 'storage', { key: restoredKey })).body.counts).toEqual((await t.call('GET', 'storage', { key })).body.counts);
   } finally {
     await elsewhere.close();

@@ -90,7 +90,14 @@ test('logs computed on a version that a PUT replaced meanwhile are not stored; a
   await store.updateAgent('U1', agent.id, body, []);
   expect(await store.addEvaluations('U1', agent.id, agent.latestVersion, stale)).toBe(false);
   const current = await store.readAgent('U1', agent.id);
-  expect(await store.addEvaluations('U1', agent.id, current.latestVersion, logs(2).map((log) => ({ ...log, versionID: current.latestVersion })))).toBe(true);
+  expect(
+    await store.addEvaluations(
+      'U1',
+      agent.id,
+      current.latestVersion,
+      logs(2).map((log) => ({ ...log, versionID: current.latestVersion })),
+    ),
+  ).toBe(true);
   await store.deleteAgent('U1', agent.id);
   expect(await store.addEvaluations('U1', agent.id, current.latestVersion, logs(1))).toBe(false);
   expect((await store.countRecords('U1')).evaluations).toBe(2);

@@ -28,7 +28,10 @@ test('GET /export under fake-indexeddb/auto reads every record to the end, and t
 
   const exported = await call('GET', 'export', key);
   expect(exported.status).toBe(200);
-  const lines = (await exported.text()).trimEnd().split('\n').map((line) => JSON.parse(line) as { kind?: string; format?: string });
+  const lines = (await exported.text())
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { kind?: string; format?: string });
   expect(lines[0]!.format).toBe('fuzzbox-backup');
   expect(lines.filter((line) => line.kind === 'evaluation')).toHaveLength(3);
   expect(lines.filter((line) => line.kind === 'feedback')).toHaveLength(1);

@@ -88,9 +88,11 @@ test('a version-1 database upgrades at start, keeps every row, and reads back th
   expect((await call('GET', `evaluation/${reqIDs[1]}`)).body).toMatchObject({ agentID: 'A2', returned: { y: 1.5 }, centroid: { y: [1, 2 / 9] } });
   expect((await call('GET', `evaluation/${reqIDs[0]}/feedback`)).body).toMatchObject([{ data: { score: 2 } }]);
   // version 6 counted the logs and feedback already stored, for GET /storage
-  const stored = (await db.query<{ evaluations: number; feedback: number }>(
-    `SELECT (SELECT count(*)::int FROM evaluations WHERE user_id = 'U1') AS evaluations, (SELECT count(*)::int FROM feedback WHERE user_id = 'U1') AS feedback`,
-  )).rows[0]!;
+  const stored = (
+    await db.query<{ evaluations: number; feedback: number }>(
+      `SELECT (SELECT count(*)::int FROM evaluations WHERE user_id = 'U1') AS evaluations, (SELECT count(*)::int FROM feedback WHERE user_id = 'U1') AS feedback`,
+    )
+  ).rows[0]!;
   expect(stored.evaluations).toBeGreaterThan(0);
   expect((await call('GET', 'storage')).body.counts).toMatchObject(stored);
   // the next PUT is version number 1 of A1, after the one written at version 1
@@ -117,7 +119,9 @@ test('every statement of a migration or none: a failing migration leaves the ver
   await db.query(`INSERT INTO feedback (id, evaluation_log, data, created_at) VALUES ('F', 'no such log', '{}', $1)`, [createdAt]);
   await expect(migrate(db)).rejects.toThrow();
   expect((await db.query('SELECT max(version) AS v FROM fuzzbox_migrations')).rows).toEqual([{ v: 1 }]);
-  const columns = await db.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'feedback' AND column_name = 'user_id'`);
+  const columns = await db.query(
+    `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'feedback' AND column_name = 'user_id'`,
+  );
   expect(columns.rows).toEqual([]);
 });
 
@@ -125,8 +129,16 @@ test('the per-account count rows fold into one with the same sums; a second fold
   db = await openTestDatabase();
   await migrate(db);
   // statements as the writers make them: each adds a row of its own
-  for (const [table, rows] of [['evaluations', 3], ['feedback', 2], ['evaluations', -1]] as const) {
-    await db.query('INSERT INTO record_counts (user_id, evaluations, feedback) VALUES ($1, $2, $3)', ['U1', table === 'evaluations' ? rows : 0, table === 'feedback' ? rows : 0]);
+  for (const [table, rows] of [
+    ['evaluations', 3],
+    ['feedback', 2],
+    ['evaluations', -1],
+  ] as const) {
+    await db.query('INSERT INTO record_counts (user_id, evaluations, feedback) VALUES ($1, $2, $3)', [
+      'U1',
+      table === 'evaluations' ? rows : 0,
+      table === 'feedback' ? rows : 0,
+    ]);
   }
   await db.query(`INSERT INTO record_counts (user_id, evaluations, feedback) VALUES ('U2', 7, 1)`);
   const rows = async () => (await db!.query('SELECT user_id, evaluations::int, feedback::int FROM record_counts ORDER BY user_id, evaluations')).rows;

@@ -45,7 +45,9 @@ describe('a definition becomes a version', () => {
     await t.call('PUT', `agent/${agent.id}`, { key, body: tippingAgent('edited meanwhile') });
     const latest = (await t.store.readAgent(userID, agent.id)).latestVersion;
     const change = tippingAgent('stale');
-    const refusal = await t.store.updateAgentFrom(userID, agent.id, agent.latestVersion, change, parsedRules(change), provenance).catch((error: unknown) => error);
+    const refusal = await t.store
+      .updateAgentFrom(userID, agent.id, agent.latestVersion, change, parsedRules(change), provenance)
+      .catch((error: unknown) => error);
     expect(refusal).toMatchObject({ name: 'Conflict', status: 409 });
     const message = (refusal as Error).message;
     expect(message).toContain(`agent "${agent.id}" got a new version (${latest})`);

@@ -44,7 +44,8 @@ export function answerProblems(method: string, path: string, status: number, bod
     const operation = document.paths[openApiPath(found.route.path)]?.[method.toLowerCase()];
     if (!operation) return `${method} ${found.route.path} is not in the document`;
     schema = operation.responses['200']?.content?.['application/json']?.schema;
-    if (!schema) return `${method} ${found.route.path} answers JSON, but the document says it answers ${Object.keys(operation.responses['200']?.content ?? {}).join(', ')}`;
+    if (!schema)
+      return `${method} ${found.route.path} answers JSON, but the document says it answers ${Object.keys(operation.responses['200']?.content ?? {}).join(', ')}`;
     key = `${method} ${found.route.path}`;
   } else {
     schema = { $ref: '#/components/schemas/Error' };

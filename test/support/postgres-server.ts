@@ -23,7 +23,7 @@ export function postgresBin(): string {
   const versions = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'pg_ctl'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) {
-    throw new Error('PostgreSQL is not installed: run `node scripts/setup.mjs --server` (as root it installs Debian\'s postgresql), or set PG_BIN');
+    throw new Error("PostgreSQL is not installed: run `node scripts/setup.mjs --server` (as root it installs Debian's postgresql), or set PG_BIN");
   }
   return join(root, newest, 'bin');
 }

@@ -254,10 +254,6 @@ export function tippingAgent(name = 'tipping') {
     name,
     inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] } },
     outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, 30] } },
-    rules: [
-      'IF service IS poor THEN tip IS low',
-      'IF service IS good THEN tip IS medium',
-      'IF service IS excellent THEN tip IS high',
-    ],
+    rules: ['IF service IS poor THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent THEN tip IS high'],
   };
 }

@@ -21,9 +21,15 @@ test('a pull answer past MAX_PULL_ANSWER fails the round; an answer that never e
     });
     return new Response(body, { status: 200, headers: { 'Content-Type': 'application/x-ndjson' } });
   };
-  const service = createFuzzyService({ indexedDB: new IDBFactory(), IDBKeyRange, sync: { url: 'http://server.test/', apiKey: 'fzb_test', fetch, interval: 3_600_000 } });
+  const service = createFuzzyService({
+    indexedDB: new IDBFactory(),
+    IDBKeyRange,
+    sync: { url: 'http://server.test/', apiKey: 'fzb_test', fetch, interval: 3_600_000 },
+  });
   try {
-    const key = (await (await service.handle(new Request('http://browser.test/account', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } }))).json()) as { apiKey?: string };
+    const key = (await (
+      await service.handle(new Request('http://browser.test/account', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } }))
+    ).json()) as { apiKey?: string };
     expect(key).toBeDefined();
     const status = await service.sync!.now();
     expect(status.lastError).toContain(`more than ${MAX_PULL_ANSWER} bytes`);

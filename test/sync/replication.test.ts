@@ -66,7 +66,10 @@ async function syncAll(...replicas: Replica[]): Promise<void> {
 }
 
 describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_STORE ?? 'pglite'}`, () => {
-  test.each([['B', 'A'], ['A', 'B']])('offline edits on both sides converge (%s reconnects first): same records everywhere, the later PUT latest, a delete wins', async (first) => {
+  test.each([
+    ['B', 'A'],
+    ['A', 'B'],
+  ])('offline edits on both sides converge (%s reconnects first): same records everywhere, the later PUT latest, a delete wins', async (first) => {
     const a = replica();
     const b = replica();
     // offline, A creates two agents and uses them; then it meets the server, and B meets it too
@@ -77,7 +80,12 @@ describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_S
     b.network.online = true;
     await syncAll(a, b);
     expect((await b.call('GET', `agent/${fan.id}`)).body.latestVersion).toBe(fan.latestVersion);
-    expect(b.events.at(-1)!.newVersions.map((version) => version.id).sort()).toEqual([fan.latestVersion, doomed.latestVersion].sort());
+    expect(
+      b.events
+        .at(-1)!
+        .newVersions.map((version) => version.id)
+        .sort(),
+    ).toEqual([fan.latestVersion, doomed.latestVersion].sort());
 
     // both offline: each PUTs the same agent, evaluates and posts feedback; A edits what B deletes
     a.network.online = false;
@@ -101,11 +109,7 @@ describe(`sync between two browsers and a server on ${process.env.FUZZBOX_TEST_S
     two.network.online = true;
     await syncAll(two, one);
 
-    const everywhere = [
-      (path: string) => a.call('GET', path),
-      (path: string) => b.call('GET', path),
-      (path: string) => onServer('GET', path),
-    ];
+    const everywhere = [(path: string) => a.call('GET', path), (path: string) => b.call('GET', path), (path: string) => onServer('GET', path)];
     for (const get of everywhere) {
       const agent = (await get(`agent/${fan.id}`)).body;
       expect(agent.latestVersion).toBe(byB.latestVersion);
@@ -153,10 +157,27 @@ describe('learning', () => {
     const { userID } = (await store.findAccountByKeyHash(await sha256Hex(apiKey)))!;
     const body = { ...tipping('learning', 34), performance: { comfort: 'maximize' as const } };
     const definition = { inputs: body.inputs, outputs: body.outputs, rules: body.rules };
-    const { version: candidate } = (await store.addCandidateVersion(userID, agent.id, agent.latestVersion, body, [...compileOrReject(body).parsedRules], { origin: 'autopilot' }, (stored, version) => {
-      const trial = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition };
-      return { agentID: agent.id, userID, enabled: true, usedFeedback: 150, trials: [], candidate: trial, spread: { tip: 0.05 }, revision: (stored?.revision ?? 0) + 1 };
-    }))!;
+    const { version: candidate } = (await store.addCandidateVersion(
+      userID,
+      agent.id,
+      agent.latestVersion,
+      body,
+      [...compileOrReject(body).parsedRules],
+      { origin: 'autopilot' },
+      (stored, version) => {
+        const trial = { versionID: version.id, basedOn: agent.latestVersion, since: version.createdAt, definition };
+        return {
+          agentID: agent.id,
+          userID,
+          enabled: true,
+          usedFeedback: 150,
+          trials: [],
+          candidate: trial,
+          spread: { tip: 0.05 },
+          revision: (stored?.revision ?? 0) + 1,
+        };
+      },
+    ))!;
     await store.close();
     server = await startServer(storage, port);
 
@@ -296,7 +317,12 @@ describe('faults', () => {
     };
     const failed = await b.service.sync!.now();
     expect(failed.lastError).toContain('dropped mid-answer');
-    const resumedFrom = new URL(b.network.requests.filter((line) => line.includes('sync/pull')).at(-1)!.split(' ')[1]!).searchParams.get('checkpoint');
+    const resumedFrom = new URL(
+      b.network.requests
+        .filter((line) => line.includes('sync/pull'))
+        .at(-1)!
+        .split(' ')[1]!,
+    ).searchParams.get('checkpoint');
     expect(resumedFrom).not.toBeNull();
     b.network.beforeRequest = undefined;
     await syncAll(b);

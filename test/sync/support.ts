@@ -128,7 +128,11 @@ export async function request(
     }),
   );
   const text = await response.text();
-  return { status: response.status, body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text, headers: response.headers };
+  return {
+    status: response.status,
+    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
+    headers: response.headers,
+  };
 }
 
 /**

@@ -9,7 +9,18 @@ import { json, ok } from '../http.js';
 
 export function agentView(agent: AgentRecord): Agent {
   const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion } = agent;
-  return { id, name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion };
+  return {
+    id,
+    name,
+    inputs,
+    outputs,
+    rules,
+    ...(performance ? { performance } : {}),
+    ...(operators ? { operators } : {}),
+    createdAt,
+    updatedAt,
+    latestVersion,
+  };
 }
 
 /** Validates a POST or PUT body completely: shape first, then everything the engine checks. */

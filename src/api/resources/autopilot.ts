@@ -59,7 +59,8 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   try {
     version = await service.store.readVersion(userID, parsed.data.version);
   } catch (error) {
-    if (error instanceof ApiError && error.name === 'NotFound') throw new ApiError('InvalidRequest', `agent "${agentID}" has no version "${parsed.data.version}" (GET /agent/${agentID}/version lists them)`);
+    if (error instanceof ApiError && error.name === 'NotFound')
+      throw new ApiError('InvalidRequest', `agent "${agentID}" has no version "${parsed.data.version}" (GET /agent/${agentID}/version lists them)`);
     throw error;
   }
   if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
@@ -71,7 +72,18 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   });
   service.autopilot.nudge(userID, agentID, true);
   const { id, createdAt, updatedAt, latestVersion } = updated;
-  return json({ id, name: updated.name, inputs, outputs, rules, ...(performance ? { performance } : {}), ...(operators ? { operators } : {}), createdAt, updatedAt, latestVersion });
+  return json({
+    id,
+    name: updated.name,
+    inputs,
+    outputs,
+    rules,
+    ...(performance ? { performance } : {}),
+    ...(operators ? { operators } : {}),
+    createdAt,
+    updatedAt,
+    latestVersion,
+  });
 }
 
 /**

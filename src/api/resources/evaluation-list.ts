@@ -15,7 +15,10 @@ function encodeCursor({ seq, index, reqID }: EvaluationPosition): string {
 
 function decodeCursor(cursor: string): EvaluationPosition {
   const refuse = () =>
-    new ApiError('InvalidRequest', '?cursor= is not a cursor this service gave out; pass the "next" of the previous page as it is, or leave it out for the first page');
+    new ApiError(
+      'InvalidRequest',
+      '?cursor= is not a cursor this service gave out; pass the "next" of the previous page as it is, or leave it out for the first page',
+    );
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(fromBase64url(cursor)));
@@ -33,11 +36,17 @@ function readQuery(url: URL): EvaluationQuery {
   const limitText = params.get('limit');
   const limit = limitText === null ? DEFAULT_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : NaN;
   if (!(limit >= 1 && limit <= MAX_PAGE)) {
-    throw new ApiError('InvalidRequest', `?limit= must be a whole number from 1 to ${MAX_PAGE} (got "${limitText?.slice(0, 40)}"); it defaults to ${DEFAULT_PAGE}`);
+    throw new ApiError(
+      'InvalidRequest',
+      `?limit= must be a whole number from 1 to ${MAX_PAGE} (got "${limitText?.slice(0, 40)}"); it defaults to ${DEFAULT_PAGE}`,
+    );
   }
   const feedback = params.get('feedback');
   if (feedback !== null && feedback !== 'true' && feedback !== 'false') {
-    throw new ApiError('InvalidRequest', `?feedback= must be true (only evaluations with feedback) or false (only those without); got "${feedback.slice(0, 40)}"`);
+    throw new ApiError(
+      'InvalidRequest',
+      `?feedback= must be true (only evaluations with feedback) or false (only those without); got "${feedback.slice(0, 40)}"`,
+    );
   }
   const cursor = params.get('cursor');
   const versionID = params.get('version');
@@ -61,7 +70,12 @@ export async function listAgentEvaluations(context: Context): Promise<Response> 
     evaluations: page.entries.map(({ evaluation, feedback }): EvaluationEntry => {
       const { reqID, versionID, input, crisp, returned, createdAt } = evaluation;
       return {
-        reqID, versionID, input, crisp, ...(returned ? { returned } : {}), createdAt,
+        reqID,
+        versionID,
+        input,
+        crisp,
+        ...(returned ? { returned } : {}),
+        createdAt,
         feedback: feedback.map(({ id, evaluationLog, data, createdAt: at }) => ({ id, evaluationLog, data, createdAt: at })),
       };
     }),

@@ -8,15 +8,25 @@ import { json, ok } from '../http.js';
 export async function readEvaluation(context: Context): Promise<Response> {
   const { service } = context;
   const { evaluation, version } = await service.store.readEvaluation(context.userID, param(context, 'id'));
-  const trace =
-    evaluation.trace ?? (version && recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input));
+  const trace = evaluation.trace ?? (version && recomputeTrace(service.compiledAgents.get(version.id, version), evaluation.input));
   if (!trace) {
     throw new ApiError('InternalError', `evaluation "${evaluation.reqID}" lost its version "${evaluation.versionID}"`);
   }
   const { reqID, userID, agentID, versionID, input, crisp, returned, density, createdAt } = evaluation;
   const { fuzzified, rules, inferred, clipped, combined, centroid } = trace;
   const log: EvaluationLog = {
-    reqID, userID, agentID, versionID, input, fuzzified, rules, inferred, clipped, combined, centroid, crisp,
+    reqID,
+    userID,
+    agentID,
+    versionID,
+    input,
+    fuzzified,
+    rules,
+    inferred,
+    clipped,
+    combined,
+    centroid,
+    crisp,
     ...(returned ? { returned } : {}),
     ...(density === undefined ? {} : { density }),
     createdAt,

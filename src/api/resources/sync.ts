@@ -60,6 +60,7 @@ export async function pushChanges({ request, url, service, userID }: Context): P
 export async function readSyncStatus({ service, userID }: Context): Promise<Response> {
   const replicator = service.replicator;
   if (!replicator) throw new ApiError('NotFound', `sync is off in this service: createFuzzyService({sync: {url, apiKey}}) turns it on (${docsURL('SYNC.md')})`);
-  if ((await replicator.userID()) !== userID) throw new ApiError('NotFound', 'this account is not the one this service syncs: use the key given as sync.apiKey');
+  if ((await replicator.userID()) !== userID)
+    throw new ApiError('NotFound', 'this account is not the one this service syncs: use the key given as sync.apiKey');
   return json(await replicator.status());
 }

@@ -81,13 +81,18 @@ export async function* exportRecords(db: FuzzboxDatabase, userID: string): Async
 }
 
 /** What an import or a merge writes: its transaction's scope. */
-export const importTables = (db: FuzzboxDatabase) => [db.agents, db.heads, db.versions, db.retiredVersions, db.deletedAgents, db.logGroups, db.feedback, db.tallies];
+export const importTables = (db: FuzzboxDatabase) => [
+  db.agents,
+  db.heads,
+  db.versions,
+  db.retiredVersions,
+  db.deletedAgents,
+  db.logGroups,
+  db.feedback,
+  db.tallies,
+];
 
-export function importRecords(
-  db: FuzzboxDatabase,
-  userID: string,
-  lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
-): Promise<Stored> {
+export function importRecords(db: FuzzboxDatabase, userID: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>): Promise<Stored> {
   // an async scope: Dexie follows native awaits (in importLines too) only from one
   return db.transaction('rw', importTables(db), async () => importLines(db, userID, lines, 'restore'));
 }
@@ -114,7 +119,7 @@ function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): Im
     readAgent: async (id) => (await db.agents.get(id)) ?? (await db.deletedAgents.get(id)),
     async readAgents(ids) {
       const [live, deleted] = [await db.agents.bulkGet([...ids]), await db.deletedAgents.bulkGet([...ids])];
-      const agents = ids.flatMap((_, i) => (live[i] ?? deleted[i] ? [live[i] ?? deleted[i]!] : []));
+      const agents = ids.flatMap((_, i) => ((live[i] ?? deleted[i]) ? [live[i] ?? deleted[i]!] : []));
       const versionOwners = new Map<string, string>();
       for (const [i, id] of ids.entries()) {
         if (live[i] || deleted[i]) continue;
@@ -148,7 +153,13 @@ function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): Im
           }
         }
       }
-      const feedback = feedbackIDs.length > 0 ? await db.feedback.where('id').anyOf([...feedbackIDs]).toArray() : [];
+      const feedback =
+        feedbackIDs.length > 0
+          ? await db.feedback
+              .where('id')
+              .anyOf([...feedbackIDs])
+              .toArray()
+          : [];
       // an evaluation's feedback is among its group's: each group read once
       const feedbackHeld = new Map<string, number>();
       for (const seq of new Set(groupOfLog.values())) {
@@ -176,7 +187,9 @@ function importTarget(db: FuzzboxDatabase, userID: string, merging: boolean): Im
       }
       if (feedback.length > 0) {
         await db.feedback.bulkAdd(
-          feedback.map((record): FeedbackRecord => ({ ...record, ...(merging ? { merged: true as const } : {}), logGroup: groupOfLog.get(record.evaluationLog)! })),
+          feedback.map(
+            (record): FeedbackRecord => ({ ...record, ...(merging ? { merged: true as const } : {}), logGroup: groupOfLog.get(record.evaluationLog)! }),
+          ),
         );
       }
       await applyTallies(db, count(new Map(), userID, logs.length, feedback.length));

@@ -66,10 +66,13 @@ function declareVersions(db: Dexie): void {
         for (const reqID of reqIDs) owners.set(reqID, shared.userID);
         await groups.bulkAdd(groupLogs(reqIDs.map((reqID, i) => ({ reqID, ...shared, ...logs[i]! }))));
       }
-      await tx.table('feedback').toCollection().modify((feedback: FeedbackRecord) => {
-        // feedback always names an existing log: POST checks it, and logs were never deleted before
-        feedback.userID = owners.get(feedback.evaluationLog) ?? '';
-      });
+      await tx
+        .table('feedback')
+        .toCollection()
+        .modify((feedback: FeedbackRecord) => {
+          // feedback always names an existing log: POST checks it, and logs were never deleted before
+          feedback.userID = owners.get(feedback.evaluationLog) ?? '';
+        });
     });
   // A delete now only removes the agent's record (it must commit on a full disk) and leaves its
   // versions here: an account's version 0s count the agents it created, live or deleted.
@@ -94,9 +97,12 @@ function declareVersions(db: Dexie): void {
   db.version(10)
     .stores({ logGroups: '++seq, *idPrefixes, [userID+agentID+seq]' })
     .upgrade(async (tx) => {
-      await tx.table('logGroups').toCollection().modify((group: LogGroupRecord) => {
-        group.idPrefixes = idPrefixesOf(group.keys);
-      });
+      await tx
+        .table('logGroups')
+        .toCollection()
+        .modify((group: LogGroupRecord) => {
+          group.idPrefixes = idPrefixesOf(group.keys);
+        });
     });
   // Feedback names the log group holding its evaluation and is found through it: a page of a
   // listing reads the feedback of the groups it lists in one range read, where it read one index
@@ -109,9 +115,12 @@ function declareVersions(db: Dexie): void {
       await tx.table('logGroups').each((group: LogGroupRecord) => {
         for (const key of group.keys) if (groupOf.has(JSON.stringify(key))) groupOf.set(JSON.stringify(key), group.seq!);
       });
-      await tx.table('feedback').toCollection().modify((feedback: FeedbackRecord) => {
-        feedback.logGroup = groupOf.get(JSON.stringify([feedback.userID, feedback.evaluationLog]))!;
-      });
+      await tx
+        .table('feedback')
+        .toCollection()
+        .modify((feedback: FeedbackRecord) => {
+          feedback.logGroup = groupOf.get(JSON.stringify([feedback.userID, feedback.evaluationLog]))!;
+        });
     });
 }
 

@@ -138,7 +138,13 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
   updateSyncState(userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>) {
     return this.#write(() => replica.updateSyncState(this.db, userID, url, change));
   }
-  mergePulled(userID: string, url: string, lines: ReadonlyArray<{ line: number; record: ImportRecord }>, checkpoint: string | null | undefined, autopilot?: readonly AutopilotLine[]) {
+  mergePulled(
+    userID: string,
+    url: string,
+    lines: ReadonlyArray<{ line: number; record: ImportRecord }>,
+    checkpoint: string | null | undefined,
+    autopilot?: readonly AutopilotLine[],
+  ) {
     return this.#write(() => replica.mergePulled(this.db, userID, url, lines, checkpoint, autopilot));
   }
   readPushable(userID: string, cursor: PushCursor, limit: number) {

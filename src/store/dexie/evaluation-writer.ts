@@ -148,7 +148,10 @@ export class EvaluationWriter {
       const current = jobs.map((job, index) => heads[index]?.userID === job.userID && heads[index].latestVersion === job.versionID);
       const storing = jobs.filter((_, index) => current[index]).map((job) => ({ job, groups: groupsOf(job) }));
       if (storing.length === 0) return current;
-      const keys = (await db.logGroups.bulkAdd(storing.flatMap(({ groups }) => groups), { allKeys: true })) as number[];
+      const keys = (await db.logGroups.bulkAdd(
+        storing.flatMap(({ groups }) => groups),
+        { allKeys: true },
+      )) as number[];
       const changes: TallyChanges = new Map();
       let offset = 0;
       for (const { job, groups } of storing) {
@@ -158,7 +161,11 @@ export class EvaluationWriter {
           this.#holding.add(job);
         }
         written.set(job, keys.slice(offset, (offset += groups.length)));
-        count(changes, job.userID, groups.reduce((logs, group) => logs + group.keys.length, 0));
+        count(
+          changes,
+          job.userID,
+          groups.reduce((logs, group) => logs + group.keys.length, 0),
+        );
       }
       await applyTallies(db, changes);
       return current;

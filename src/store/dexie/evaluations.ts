@@ -8,7 +8,10 @@ import { logAt } from './log-groups.js';
 const notFound = (id: string) => new ApiError('NotFound', `no evaluation with id "${id}"`);
 
 export async function findGroup(db: FuzzboxDatabase, userID: string, reqID: string): Promise<LogGroupRecord | undefined> {
-  const groups = await db.logGroups.where('idPrefixes').equals([userID, idPrefix(reqID)]).toArray();
+  const groups = await db.logGroups
+    .where('idPrefixes')
+    .equals([userID, idPrefix(reqID)])
+    .toArray();
   return groups.find((group) => group.keys.some((key) => key[1] === reqID));
 }
 
@@ -16,7 +19,10 @@ export async function findGroup(db: FuzzboxDatabase, userID: string, reqID: stri
 export async function requireEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<EvaluationRecord> {
   const group = await findGroup(db, userID, reqID);
   if (!group) throw notFound(reqID);
-  return logAt(group, group.keys.findIndex((key) => key[1] === reqID));
+  return logAt(
+    group,
+    group.keys.findIndex((key) => key[1] === reqID),
+  );
 }
 
 /** The `seq` of the group holding the caller's evaluation `reqID`, if any. */
@@ -35,11 +41,7 @@ export async function requireGroup(db: FuzzboxDatabase, userID: string, reqID: s
  * The caller's evaluation and, unless its trace is stored (logs of agents deleted under schema
  * version 1), the version to recompute it from: a live one, or one its agent's delete retired.
  */
-export function readEvaluation(
-  db: FuzzboxDatabase,
-  userID: string,
-  reqID: string,
-): Promise<StoredEvaluation> {
+export function readEvaluation(db: FuzzboxDatabase, userID: string, reqID: string): Promise<StoredEvaluation> {
   return db.transaction('r', db.logGroups, db.versions, db.retiredVersions, async () => {
     const evaluation = await requireEvaluation(db, userID, reqID);
     if (evaluation.trace) return { evaluation, version: undefined };

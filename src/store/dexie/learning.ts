@@ -24,7 +24,12 @@ export async function readLearningLog(db: FuzzboxDatabase, userID: string, agent
   for (let before: number | undefined; ; ) {
     const upper = [userID, agentID, before ?? Dexie.maxKey];
     const page = await db.transaction('r', [db.logGroups, db.feedback], async () => {
-      const groups = await db.logGroups.where('[userID+agentID+seq]').between([userID, agentID, Dexie.minKey], upper, true, false).reverse().limit(GROUP_PAGE).toArray();
+      const groups = await db.logGroups
+        .where('[userID+agentID+seq]')
+        .between([userID, agentID, Dexie.minKey], upper, true, false)
+        .reverse()
+        .limit(GROUP_PAGE)
+        .toArray();
       return { groups, feedback: await Promise.all(groups.map((group) => feedbackOfGroup(db, userID, group.seq!))) };
     });
     page.groups.forEach((group, g) => {
@@ -125,7 +130,11 @@ export async function countEvaluationsByVersion(db: FuzzboxDatabase, userID: str
   for (let after: number | undefined; ; ) {
     const lower = [userID, agentID, after ?? Dexie.minKey];
     const groups = await db.transaction('r', db.logGroups, () =>
-      db.logGroups.where('[userID+agentID+seq]').between(lower, [userID, agentID, Dexie.maxKey], after === undefined, true).limit(GROUP_PAGE).toArray(),
+      db.logGroups
+        .where('[userID+agentID+seq]')
+        .between(lower, [userID, agentID, Dexie.maxKey], after === undefined, true)
+        .limit(GROUP_PAGE)
+        .toArray(),
     );
     for (const group of groups) counts.set(group.versionID, (counts.get(group.versionID) ?? 0) + group.keys.length);
     if (groups.length < GROUP_PAGE) return counts;

@@ -23,7 +23,16 @@ const versionsSent = (mark: string | undefined) => (mark === undefined || mark.s
 const stateKey = (userID: string, url: string) => `${userID} ${url}`;
 
 export function emptySyncState(userID: string, url: string): SyncStateRecord {
-  return { key: stateKey(userID, url), userID, url, replica: newId(), pull: null, push: { groups: 0, feedback: 0, agents: {} }, lastSync: null, lastError: null };
+  return {
+    key: stateKey(userID, url),
+    userID,
+    url,
+    replica: newId(),
+    pull: null,
+    push: { groups: 0, feedback: 0, agents: {} },
+    lastSync: null,
+    lastError: null,
+  };
 }
 
 export async function readSyncState(db: FuzzboxDatabase, userID: string, url: string): Promise<SyncStateRecord> {
@@ -31,7 +40,12 @@ export async function readSyncState(db: FuzzboxDatabase, userID: string, url: st
 }
 
 /** Changes the parts of the state `change` names, as they are when this runs (another step may have moved the rest). */
-export async function updateSyncState(db: FuzzboxDatabase, userID: string, url: string, change: (state: SyncStateRecord) => Partial<SyncStateRecord>): Promise<SyncStateRecord> {
+export async function updateSyncState(
+  db: FuzzboxDatabase,
+  userID: string,
+  url: string,
+  change: (state: SyncStateRecord) => Partial<SyncStateRecord>,
+): Promise<SyncStateRecord> {
   return db.transaction('rw', db.syncStates, async () => {
     const state = await readSyncState(db, userID, url);
     const next = { ...state, ...change(state) };
@@ -47,7 +61,8 @@ async function marksOf(db: FuzzboxDatabase, ids: readonly string[]): Promise<Map
   return new Map(ids.map((id, i) => [id, agents[i] ? agentMark(agents[i]) : tombstones[i] ? deletionMark(tombstones[i]) : undefined]));
 }
 
-const agentOf = (record: ImportRecord) => (record.kind === 'version' ? record.versionOf : record.kind === 'agent' || record.kind === 'deletion' ? record.id : undefined);
+const agentOf = (record: ImportRecord) =>
+  record.kind === 'version' ? record.versionOf : record.kind === 'agent' || record.kind === 'deletion' ? record.id : undefined;
 
 /**
  * A page the server sent, merged by sync's rules, and `checkpoint` stored with it in the same
@@ -102,7 +117,15 @@ async function followAutopilot(db: FuzzboxDatabase, userID: string, line: Autopi
   const version = line.candidate && (await db.versions.get(line.candidate.versionID));
   const candidate =
     line.candidate && version?.versionOf === line.agentID
-      ? { ...line.candidate, definition: { inputs: version.inputs, outputs: version.outputs, rules: version.rules, ...(version.operators ? { operators: version.operators } : {}) } }
+      ? {
+          ...line.candidate,
+          definition: {
+            inputs: version.inputs,
+            outputs: version.outputs,
+            rules: version.rules,
+            ...(version.operators ? { operators: version.operators } : {}),
+          },
+        }
       : undefined;
   await db.autopilot.put({
     agentID: line.agentID,
@@ -139,14 +162,23 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
     for (const agent of await db.agents.where('userID').equals(userID).toArray()) {
       const mark = agentMark(agent);
       if (cursor.agents[agent.id] === mark) continue;
-      const versions = await db.versions.where('[versionOf+seq]').between([agent.id, versionsSent(cursor.agents[agent.id])], [agent.id, Dexie.maxKey]).toArray();
+      const versions = await db.versions
+        .where('[versionOf+seq]')
+        .between([agent.id, versionsSent(cursor.agents[agent.id])], [agent.id, Dexie.maxKey])
+        .toArray();
       records.push(...versions.map((version) => versionLine(version, false)), agentLine(agent));
       agents[agent.id] = mark;
     }
-    const tombstones = (await db.deletedAgents.where('userID').equals(userID).toArray()).filter((tombstone) => cursor.agents[tombstone.id] !== deletionMark(tombstone));
+    const tombstones = (await db.deletedAgents.where('userID').equals(userID).toArray()).filter(
+      (tombstone) => cursor.agents[tombstone.id] !== deletionMark(tombstone),
+    );
     if (tombstones.length > 0) {
       const deleted = new Set(tombstones.map((tombstone) => tombstone.id));
-      const retired = await db.retiredVersions.where('userID').equals(userID).filter((version) => deleted.has(version.versionOf)).toArray();
+      const retired = await db.retiredVersions
+        .where('userID')
+        .equals(userID)
+        .filter((version) => deleted.has(version.versionOf))
+        .toArray();
       records.push(...retired.map((version) => versionLine(version, true)));
       for (const tombstone of tombstones) {
         records.push(deletionLine(tombstone));
@@ -174,7 +206,11 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
     let feedback = cursor.feedback;
     if (!more && floor === undefined) {
       const budget = Math.max(1, limit - taken);
-      const page = await db.feedback.where(':id').above(feedback).limit(budget + 1).toArray();
+      const page = await db.feedback
+        .where(':id')
+        .above(feedback)
+        .limit(budget + 1)
+        .toArray();
       more = page.length > budget;
       for (const record of page.slice(0, budget)) {
         feedback = record.seq!;
@@ -189,11 +225,20 @@ export function readPushable(db: FuzzboxDatabase, userID: string, cursor: PushCu
 export async function countPending(db: FuzzboxDatabase, userID: string, cursor: PushCursor, unfinished: () => number | undefined): Promise<number> {
   return db.transaction('r', [db.agents, db.deletedAgents, db.logGroups, db.feedback], async () => {
     let pending = 0;
-    await db.agents.where('userID').equals(userID).each((agent) => void (cursor.agents[agent.id] !== agentMark(agent) && pending++));
-    await db.deletedAgents.where('userID').equals(userID).each((tombstone) => void (cursor.agents[tombstone.id] !== deletionMark(tombstone) && pending++));
+    await db.agents
+      .where('userID')
+      .equals(userID)
+      .each((agent) => void (cursor.agents[agent.id] !== agentMark(agent) && pending++));
+    await db.deletedAgents
+      .where('userID')
+      .equals(userID)
+      .each((tombstone) => void (cursor.agents[tombstone.id] !== deletionMark(tombstone) && pending++));
     // logs of a batch still being written are not pending: it may yet be taken back (readPushable)
     await groupsBetween(db, cursor.groups, unfinished()).each((group) => void (group.userID === userID && !group.merged && (pending += group.keys.length)));
-    await db.feedback.where(':id').above(cursor.feedback).each((record) => void (record.userID === userID && !record.merged && pending++));
+    await db.feedback
+      .where(':id')
+      .above(cursor.feedback)
+      .each((record) => void (record.userID === userID && !record.merged && pending++));
     return pending;
   });
 }

@@ -14,13 +14,7 @@ const EXPORT_PAGE = 256;
  * Every row `select` finds after the key `after`, a page per query (each its own short
  * transaction), in key order. `select` gets the last key seen ('' or 0 first) and the page size.
  */
-async function* pages<T>(
-  db: SqlDatabase,
-  select: string,
-  params: unknown[],
-  keyOf: (row: T) => string | number,
-  first: string | number,
-): AsyncGenerator<T> {
+async function* pages<T>(db: SqlDatabase, select: string, params: unknown[], keyOf: (row: T) => string | number, first: string | number): AsyncGenerator<T> {
   for (let after = first; ; ) {
     const { rows } = await db.query<T>(select, [...params, after, EXPORT_PAGE]);
     for (const row of rows) yield present(row as T & object);
@@ -71,7 +65,13 @@ export async function* exportRecords(db: SqlDatabase, userID: string): AsyncGene
     0,
   );
   for await (const log of logs) yield evaluationLine(log);
-  const feedback = pages<FeedbackRow>(db, `SELECT ${FEEDBACK}, seq FROM feedback WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [userID], (f) => f.seq, 0);
+  const feedback = pages<FeedbackRow>(
+    db,
+    `SELECT ${FEEDBACK}, seq FROM feedback WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    [userID],
+    (f) => f.seq,
+    0,
+  );
   for await (const record of feedback) yield feedbackLine(record);
 }
 
@@ -80,7 +80,6 @@ async function one<T>(sql: Queryable, text: string, params: unknown[]): Promise<
   const row = (await sql.query<T>(text, params)).rows[0];
   return row && present(row as T & object);
 }
-
 
 /**
  * Stores backup records in the caller's account within the transaction `sql`: all or, when one
@@ -110,7 +109,10 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
   const tombstones = new Map<string, DeletedAgentRecord>();
   const retiring = new Set<string>();
   const firstVersionOf = (agentID: string, more: string, params: unknown[] = []) =>
-    one<{ id: string; seq: number; userID: string }>(sql, `SELECT id, seq, user_id AS "userID" FROM versions WHERE version_of = $1 ${more} LIMIT 1`, [agentID, ...params]);
+    one<{ id: string; seq: number; userID: string }>(sql, `SELECT id, seq, user_id AS "userID" FROM versions WHERE version_of = $1 ${more} LIMIT 1`, [
+      agentID,
+      ...params,
+    ]);
   return {
     readAgent: async (id) =>
       (await one<AgentRecord>(sql, `SELECT ${AGENT} FROM agents WHERE id = $1`, [id])) ??
@@ -134,7 +136,10 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
         `SELECT DISTINCT ON (version_of) version_of AS "agentID", user_id AS "userID" FROM versions WHERE version_of IN (SELECT json_array_elements_text($1::json))`,
         [named],
       );
-      return { agents: [...live.rows.map((row) => present(row)), ...deleted.rows], versionOwners: new Map(owners.rows.map((row) => [row.agentID, row.userID])) };
+      return {
+        agents: [...live.rows.map((row) => present(row)), ...deleted.rows],
+        versionOwners: new Map(owners.rows.map((row) => [row.agentID, row.userID])),
+      };
     },
     // versions are numbered uniquely per agent, retired ones too
     versionFrom: (agentID, seq) => firstVersionOf(agentID, 'AND seq >= $2 ORDER BY seq', [seq]),
@@ -160,8 +165,24 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
       await sql.query(
         `INSERT INTO versions (id, version_of, user_id, name, inputs, outputs, rules, performance, operators, parsed_rules, created_at, seq, retired, origin, evidence, sync_origin)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-        [version.id, version.versionOf, version.userID, version.name, json(version.inputs), json(version.outputs), json(version.rules), json(version.performance),
-          json(version.operators), json(version.parsed_rules), version.createdAt, version.seq, retired, version.origin ?? null, json(version.evidence), origin],
+        [
+          version.id,
+          version.versionOf,
+          version.userID,
+          version.name,
+          json(version.inputs),
+          json(version.outputs),
+          json(version.rules),
+          json(version.performance),
+          json(version.operators),
+          json(version.parsed_rules),
+          version.createdAt,
+          version.seq,
+          retired,
+          version.origin ?? null,
+          json(version.evidence),
+          origin,
+        ],
       );
     },
     putAgent: (agent, added) => (added ? insertAgentRow(sql, agent) : updateAgentRow(sql, agent)),

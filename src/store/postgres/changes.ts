@@ -24,7 +24,12 @@ export const PULL_BYTES = 4 * 1024 * 1024;
  */
 // biome-ignore lint/suspicious/noExplicitAny: each kind's `line` takes that kind's rows
 const kinds: ReadonlyArray<{ table: string; columns: string; pushed?: true; line: (row: any) => SyncRecord }> = [
-  { table: 'versions', columns: `${VERSION}, retired`, pushed: true, line: ({ retired, ...version }: VersionRecord & { retired: boolean }) => versionLine(version, retired) },
+  {
+    table: 'versions',
+    columns: `${VERSION}, retired`,
+    pushed: true,
+    line: ({ retired, ...version }: VersionRecord & { retired: boolean }) => versionLine(version, retired),
+  },
   { table: 'agents', columns: AGENT, line: (agent: AgentRecord) => agentLine(agent) },
   { table: 'deleted_agents', columns: 'id, user_id AS "userID", deleted_at AS "deletedAt"', line: (tombstone: DeletedAgentRecord) => deletionLine(tombstone) },
   { table: 'evaluations', columns: EVALUATION, pushed: true, line: (log: EvaluationRecord) => evaluationLine(log) },
@@ -54,7 +59,7 @@ const parse = (checkpoint: string): Position => {
   return { tx: BigInt(tx!), kind: Number(kind), seq: BigInt(seq!) };
 };
 const print = ({ tx, kind, seq }: Position) => `${tx}.${kind}.${seq}`;
-const before = (a: Position, b: Position) => a.tx !== b.tx ? a.tx < b.tx : a.kind !== b.kind ? a.kind < b.kind : a.seq < b.seq;
+const before = (a: Position, b: Position) => (a.tx !== b.tx ? a.tx < b.tx : a.kind !== b.kind ? a.kind < b.kind : a.seq < b.seq);
 
 /**
  * The oldest transaction that may still commit rows of this database: the snapshot's running

@@ -23,9 +23,7 @@ export async function migrate(db: SqlDatabase, target = migrations.length): Prom
       const { rows } = await sql.query<{ version: number | null }>('SELECT max(version) AS version FROM fuzzbox_migrations');
       const current = rows[0]?.version ?? 0;
       if (current > migrations.length) {
-        throw new Error(
-          `the database is at schema version ${current}, newer than this fuzzbox knows (${migrations.length}); run a newer fuzzbox`,
-        );
+        throw new Error(`the database is at schema version ${current}, newer than this fuzzbox knows (${migrations.length}); run a newer fuzzbox`);
       }
       if (current >= target) return true;
       await sql.exec(migrations[current]!);

@@ -3,10 +3,31 @@ import type { AgentBody } from '../../schema/agent.js';
 import { feedbackFull, MAX_FEEDBACK_PER_EVALUATION } from '../../schema/feedback.js';
 import { CREATED, newAgentRecord, ownAgent, redefined, snapshot, stillAt, UPDATED } from '../versions.js';
 import { newId, timestamp } from '../ids.js';
-import type { AccountRecord, AgentRecord, AutopilotRecord, Provenance, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
+import type {
+  AccountRecord,
+  AgentRecord,
+  AutopilotRecord,
+  Provenance,
+  DeletedAgentRecord,
+  EvaluationRecord,
+  FeedbackRecord,
+  VersionRecord,
+} from '../records.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery, type LoggedAnswer } from '../learning-log.js';
-import { LIST_SCAN_LIMIT, StaleAutopilot, type Candidate, type ChangeFeed, type CandidateDecision, type ChangePage, type EvaluationPage, type EvaluationPosition, type EvaluationQuery, type FuzzboxStore, type StoredEvaluation } from '../store.js';
+import {
+  LIST_SCAN_LIMIT,
+  StaleAutopilot,
+  type Candidate,
+  type ChangeFeed,
+  type CandidateDecision,
+  type ChangePage,
+  type EvaluationPage,
+  type EvaluationPosition,
+  type EvaluationQuery,
+  type FuzzboxStore,
+  type StoredEvaluation,
+} from '../store.js';
 import { readChanges } from './changes.js';
 import type { RecordCounts } from '../../schema/storage.js';
 import type { BackupRecord } from '../../schema/backup.js';
@@ -117,19 +138,13 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
     const { rows } = await sql.query<AgentRecord>(`SELECT ${AGENT} FROM agents WHERE id = $1 ${lock}`, [id]);
     const agent = rows[0];
     if (agent) return ownAgent(userID, id, present(agent), undefined);
-    const tombstones = await sql.query<DeletedAgentRecord>(
-      `SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`,
-      [id],
-    );
+    const tombstones = await sql.query<DeletedAgentRecord>(`SELECT id, user_id AS "userID", deleted_at AS "deletedAt" FROM deleted_agents WHERE id = $1`, [id]);
     return ownAgent(userID, id, undefined, tombstones.rows[0]);
   }
 
   async #requireEvaluation(sql: Queryable, userID: string, reqID: string): Promise<EvaluationRecord> {
     if (!storable(reqID)) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
-    const { rows } = await sql.query<EvaluationRecord>(`SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id = $2`, [
-      userID,
-      reqID,
-    ]);
+    const { rows } = await sql.query<EvaluationRecord>(`SELECT ${EVALUATION} FROM evaluations WHERE user_id = $1 AND req_id = $2`, [userID, reqID]);
     if (!rows[0]) throw new ApiError('NotFound', `no evaluation with id "${reqID}"`);
     return present(rows[0]);
   }
@@ -158,12 +173,7 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
   }
 
   async addAccount({ userID, name, keyHash, createdAt }: AccountRecord): Promise<void> {
-    await this.#db.query('INSERT INTO accounts (user_id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)', [
-      userID,
-      name,
-      keyHash,
-      createdAt,
-    ]);
+    await this.#db.query('INSERT INTO accounts (user_id, name, key_hash, created_at) VALUES ($1, $2, $3, $4)', [userID, name, keyHash, createdAt]);
   }
 
   async findAccountByKeyHash(keyHash: string): Promise<AccountRecord | undefined> {
@@ -200,9 +210,7 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
   }
 
   updateAgent(userID: string, id: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance = UPDATED): Promise<AgentRecord> {
-    return this.#db.transaction(async (sql) =>
-      this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules, provenance),
-    );
+    return this.#db.transaction(async (sql) => this.#update(sql, await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), body, parsedRules, provenance));
   }
 
   updateAgentFrom(
@@ -221,7 +229,15 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
     return stillAt(await this.#requireAgent(sql, userID, id, 'FOR UPDATE'), basedOn);
   }
 
-  addCandidateVersion(userID: string, id: string, basedOn: string, body: AgentBody, parsedRules: unknown[], provenance: Provenance, decide: CandidateDecision): Promise<Candidate | undefined> {
+  addCandidateVersion(
+    userID: string,
+    id: string,
+    basedOn: string,
+    body: AgentBody,
+    parsedRules: unknown[],
+    provenance: Provenance,
+    decide: CandidateDecision,
+  ): Promise<Candidate | undefined> {
     return this.#db.transaction(async (sql) => {
       const current = await this.#lockedAt(sql, userID, id, basedOn);
       const version = snapshot(redefined(current, body, newId()), parsedRules, current.versionCount, provenance);
@@ -320,10 +336,7 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
       const evaluation = await this.#requireEvaluation(sql, userID, reqID);
       if (evaluation.trace) return { evaluation, version: undefined };
       // a retired version too: a deleted agent's logs stay readable
-      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND user_id = $2`, [
-        evaluation.versionID,
-        userID,
-      ]);
+      const { rows } = await sql.query<VersionRecord>(`SELECT ${VERSION} FROM versions WHERE id = $1 AND user_id = $2`, [evaluation.versionID, userID]);
       return { evaluation, version: rows[0] && present(rows[0]) };
     });
   }
@@ -408,7 +421,10 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
       const { agentID } = await this.#requireEvaluation(sql, userID, feedback.evaluationLog);
       // the log's row locked: two posts at once count one after the other
       await sql.query('SELECT 1 FROM evaluations WHERE user_id = $1 AND req_id = $2 FOR UPDATE', [userID, feedback.evaluationLog]);
-      const { rows } = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM feedback WHERE user_id = $1 AND evaluation_log = $2', [userID, feedback.evaluationLog]);
+      const { rows } = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM feedback WHERE user_id = $1 AND evaluation_log = $2', [
+        userID,
+        feedback.evaluationLog,
+      ]);
       if (rows[0]!.count >= MAX_FEEDBACK_PER_EVALUATION) throw new ApiError('Conflict', feedbackFull(feedback.evaluationLog));
       await sql.query('INSERT INTO feedback (id, user_id, evaluation_log, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
         feedback.id,
@@ -424,10 +440,10 @@ export class PostgresStore implements FuzzboxStore, ChangeFeed {
   listFeedback(userID: string, reqID: string): Promise<FeedbackRecord[]> {
     return this.#read(async (sql) => {
       await this.#requireEvaluation(sql, userID, reqID);
-      const { rows } = await sql.query<FeedbackRecord>(
-        `SELECT ${FEEDBACK} FROM feedback WHERE user_id = $1 AND evaluation_log = $2 ORDER BY seq`,
-        [userID, reqID],
-      );
+      const { rows } = await sql.query<FeedbackRecord>(`SELECT ${FEEDBACK} FROM feedback WHERE user_id = $1 AND evaluation_log = $2 ORDER BY seq`, [
+        userID,
+        reqID,
+      ]);
       return rows;
     });
   }
@@ -549,9 +565,10 @@ async function writeAutopilotRow(sql: Queryable, userID: string, record: Autopil
            RETURNING agent_id`,
           [record.agentID, userID, document],
         )
-      : await sql.query(
-          `UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`,
-          [record.agentID, document, over],
-        );
+      : await sql.query(`UPDATE autopilot SET record = $2 WHERE agent_id = $1 AND coalesce((record->>'revision')::bigint, 0) = $3 RETURNING agent_id`, [
+          record.agentID,
+          document,
+          over,
+        ]);
   if (rows.length === 0) throw new StaleAutopilot(record.agentID);
 }
