@@ -1,6 +1,7 @@
 // How stored records become the lines of a backup (GET /export, sync's pulls and pushes).
 import type { BackupRecord } from '../schema/backup.js';
 import type { AgentRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from './records.js';
+import { definitionOf } from './versions.js';
 
 /** A version as a backup file holds it. */
 export type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
@@ -8,17 +9,12 @@ export type VersionLine = Extract<BackupRecord, { kind: 'version' }>;
 export type ImportRecord = Exclude<BackupRecord, VersionLine> | (VersionLine & { parsed_rules: unknown[] });
 
 export function versionLine(version: VersionRecord, retired: boolean): VersionLine {
-  const { id, versionOf, name, inputs, outputs, rules, performance, operators, createdAt, seq, origin, evidence } = version;
+  const { id, versionOf, createdAt, seq, origin, evidence } = version;
   return {
     kind: 'version',
     id,
     versionOf,
-    name,
-    inputs,
-    outputs,
-    rules,
-    ...(performance ? { performance } : {}),
-    ...(operators ? { operators } : {}),
+    ...definitionOf(version),
     createdAt,
     seq,
     retired,
@@ -28,16 +24,11 @@ export function versionLine(version: VersionRecord, retired: boolean): VersionLi
 }
 
 export function agentLine(agent: AgentRecord): BackupRecord {
-  const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion, versionCount } = agent;
+  const { id, createdAt, updatedAt, latestVersion, versionCount } = agent;
   return {
     kind: 'agent',
     id,
-    name,
-    inputs,
-    outputs,
-    rules,
-    ...(performance ? { performance } : {}),
-    ...(operators ? { operators } : {}),
+    ...definitionOf(agent),
     createdAt,
     updatedAt,
     latestVersion,

@@ -2,21 +2,17 @@ import type { Agent, AgentSummary } from '../../schema/agent.js';
 import { agentBodySchema } from '../../schema/agent.js';
 import { validationError } from '../../schema/errors.js';
 import type { AgentRecord } from '../../store/records.js';
+import { definitionOf } from '../../store/versions.js';
 import { compileOrReject } from '../../core/compiled-agents.js';
 import { modelResponse, preferredModelFormat } from '../model-files.js';
 import { param, type Context } from '../context.js';
 import { json, ok } from '../http.js';
 
 export function agentView(agent: AgentRecord): Agent {
-  const { id, name, inputs, outputs, rules, performance, operators, createdAt, updatedAt, latestVersion } = agent;
+  const { id, createdAt, updatedAt, latestVersion } = agent;
   return {
     id,
-    name,
-    inputs,
-    outputs,
-    rules,
-    ...(performance ? { performance } : {}),
-    ...(operators ? { operators } : {}),
+    ...definitionOf(agent),
     createdAt,
     updatedAt,
     latestVersion,

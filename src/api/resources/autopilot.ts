@@ -8,6 +8,7 @@ import { json } from '../http.js';
 import { versionBody } from '../../core/versions.js';
 import type { VersionRecord } from '../../store/records.js';
 import type { AutopilotState, PerformanceReport } from '../../schema/autopilot.js';
+import { agentView } from './agents.js';
 
 async function autopilotView(context: Context): Promise<AutopilotState> {
   const { service, userID } = context;
@@ -65,25 +66,12 @@ export async function rollbackAgent(context: Context): Promise<Response> {
   }
   if (version.versionOf !== agentID) throw new ApiError('InvalidRequest', `version "${parsed.data.version}" belongs to another agent, not "${agentID}"`);
   const { body, parsedRules } = versionBody(version.name, version, version.performance);
-  const { inputs, outputs, rules, performance, operators } = body;
   const updated = await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
     origin: 'rolled back',
     evidence: { to: version.id, from: agent.latestVersion },
   });
   service.autopilot.nudge(userID, agentID, true);
-  const { id, createdAt, updatedAt, latestVersion } = updated;
-  return json({
-    id,
-    name: updated.name,
-    inputs,
-    outputs,
-    rules,
-    ...(performance ? { performance } : {}),
-    ...(operators ? { operators } : {}),
-    createdAt,
-    updatedAt,
-    latestVersion,
-  });
+  return json(agentView(updated));
 }
 
 /**

@@ -3,6 +3,7 @@ import { param, type Context } from '../context.js';
 import { json } from '../http.js';
 import { modelResponse, preferredModelFormat } from '../model-files.js';
 import { modelOf } from './agents.js';
+import { definitionOf } from '../../store/versions.js';
 
 /** GET /agent/:id/version: oldest first, each with why it exists (`origin`) when recorded. */
 export async function listAgentVersions(context: Context): Promise<Response> {
@@ -15,17 +16,12 @@ export async function readVersion(context: Context): Promise<Response> {
   const record = await context.service.store.readVersion(context.userID, param(context, 'id'));
   const format = preferredModelFormat(context.request.headers.get('accept'));
   if (format) return modelResponse(format, modelOf(record));
-  const { id, versionOf, userID, name, inputs, outputs, rules, performance, operators, parsed_rules, createdAt } = record;
+  const { id, versionOf, userID, parsed_rules, createdAt } = record;
   const version: AgentVersion = {
     id,
     versionOf,
     userID,
-    name,
-    inputs,
-    outputs,
-    rules,
-    ...(performance ? { performance } : {}),
-    ...(operators ? { operators } : {}),
+    ...definitionOf(record),
     parsed_rules,
     createdAt,
   };
