@@ -10,14 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, expect, test } from 'vitest';
 import type { FuzzboxServer } from '../../src/node/index.js';
 import { postgresBin, startPostgres } from '../support/postgres-server.js';
-import { browser, request, serverBackend, serverStorage, startServer, type Replica } from './support.js';
-
-const tipping = (name: string, high = 30) => ({
-  name,
-  inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] } },
-  outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, high] } },
-  rules: ['IF service IS poor THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent THEN tip IS high'],
-});
+import { browser, request, serverBackend, serverStorage, startServer, tipping, type Replica } from './support.js';
 
 type Storage = Awaited<ReturnType<typeof serverStorage>>;
 
