@@ -1,10 +1,10 @@
 // A browser's side of sync (docs/SYNC.md): rounds of pull then push between the local store and
 // a fuzzbox server, in the background, never in a request's way.
 import { BACKUP_FORMAT, CHANGES_VERSION, type BackupHeader } from '../schema/backup.js';
-import { autopilotLineSchema, type AutopilotLine, type SyncStatus } from '../schema/sync.js';
+import { autopilotLineSchema, UNKNOWN_CHECKPOINT, type AutopilotLine, type SyncStatus } from '../schema/sync.js';
 import type { ImportRecord } from '../store/backup-records.js';
 import { newId, timestamp } from '../store/ids.js';
-import type { SyncReplica } from '../store/sync-replica.js';
+import { pushFromStart, type SyncReplica } from '../store/sync-replica.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { sha256Hex } from './keys.js';
 import { NDJSON, readRecord } from './backup-stream.js';
@@ -47,6 +47,13 @@ const FIRST_RETRY_MS = 1000;
 /** The replica's own error, with the server's answer when there was one. */
 class SyncError extends Error {
   override name = 'SyncError';
+  /** the server's error body, when it answered one */
+  readonly answer: { error?: string; message?: string } | undefined;
+
+  constructor(message: string, answer?: { error?: string; message?: string }) {
+    super(message);
+    this.answer = answer;
+  }
 }
 
 /**
@@ -82,14 +89,19 @@ async function boundedText(response: Response): Promise<string> {
 async function refusal(response: Response, what: string): Promise<SyncError> {
   const text = await response.text().catch(() => '');
   let detail = text.slice(0, 500);
+  let answer: { error?: string; message?: string } | undefined;
   try {
-    const body = JSON.parse(text) as { error?: string; message?: string };
-    if (body.message) detail = `${body.error ?? 'error'}: ${body.message}`;
+    answer = JSON.parse(text) as { error?: string; message?: string };
+    if (answer.message) detail = `${answer.error ?? 'error'}: ${answer.message}`;
   } catch {
     // not JSON: the text says what it says
   }
-  return new SyncError(`${what} answered ${response.status}${detail ? ` (${detail})` : ''}`);
+  return new SyncError(`${what} answered ${response.status}${detail ? ` (${detail})` : ''}`, answer);
 }
+
+/** A pull refused because its checkpoint is past every change of the server (docs/SYNC.md, "A restored server"). */
+const isUnknownCheckpoint = (error: SyncError) =>
+  error.answer?.error === 'InvalidRequest' && typeof error.answer.message === 'string' && error.answer.message.startsWith(UNKNOWN_CHECKPOINT);
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -256,7 +268,17 @@ export class Replicator {
       if (state.pull !== null) query.set('checkpoint', state.pull);
       // a hung connection must not hold the round (and every round after it) for ever
       const response = await this.#fetch(`${this.#url}sync/pull?${query}`, { headers: this.#headers(), signal: AbortSignal.timeout(this.#timeout) });
-      if (!response.ok) throw await refusal(response, 'GET /sync/pull');
+      if (!response.ok) {
+        const refused = await refusal(response, 'GET /sync/pull');
+        // the server's database is older than the one that handed out the checkpoint (restored
+        // from a backup): everything is pulled again (what is here already merges as unchanged),
+        // and everything pushed again, since what the server lost may include this replica's
+        if (state.pull !== null && isUnknownCheckpoint(refused)) {
+          await this.#store.updateSyncState(userID, this.#url, () => ({ pull: null, push: pushFromStart() }));
+          continue;
+        }
+        throw refused;
+      }
       const [head, ...lines] = (await boundedText(response)).split('\n').filter((line) => line !== '');
       const header = JSON.parse(head ?? '{}') as { checkpoint?: string | null; more?: boolean };
       if (header.checkpoint === undefined || typeof header.more !== 'boolean')

@@ -21,6 +21,13 @@ export const checkpointSchema = z
   // PostgreSQL's xid8 and bigint: a position past them was never handed out, and would fail the query
   .refine((checkpoint) => checkpoint.split('.').every((part) => !/^\d{1,20}$/.test(part) || BigInt(part) <= MAX_POSITION), { error: CHECKPOINT_HINT });
 
+/**
+ * How the message of a pull's 400 begins when its checkpoint is past every change the server has
+ * made (the server's database is older than the one that handed it out: restored from a backup).
+ * A replica that reads it (error `InvalidRequest`) pulls everything again from the beginning.
+ */
+export const UNKNOWN_CHECKPOINT = 'unknown checkpoint:';
+
 export const pullQuerySchema = z.object({
   checkpoint: checkpointSchema.optional(),
   // digits only: Number() would also read "0x10", "1e3" and " 7 "

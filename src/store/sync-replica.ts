@@ -21,6 +21,9 @@ export interface Pushable {
   more: boolean;
 }
 
+/** A push cursor before anything was sent: everything the replica holds waits. */
+export const pushFromStart = (): PushCursor => ({ groups: 0, feedback: 0, agents: {} });
+
 /** What a replicator needs of the store it keeps in step with a server: IndexedDB's, through Dexie (a server is what replicas sync with). */
 export interface SyncReplica {
   readSyncState(userID: string, url: string): Promise<SyncStateRecord>;

@@ -32,7 +32,8 @@ test('GET /sync/pull refuses a limit not in decimal digits, and a checkpoint pas
   const past = await t.call('GET', 'sync/pull?checkpoint=900000000000.0.0', { key });
   expect(past.status).toBe(400);
   expect(past.body).toMatchObject({ status: 'error', error: 'InvalidRequest' });
-  expect(past.body.message).toMatch(/past every change this server has made.*without \?checkpoint=/);
+  // the fixed words a replica recognises it by (docs/SYNC.md, "A restored server")
+  expect(past.body.message).toMatch(/^unknown checkpoint: .*past every change this server has made.*without \?checkpoint=/);
 });
 
 test.each(['import', 'sync/push'])('POST /%s refuses a charset other than UTF-8, and a line over 2 MiB of UTF-8 bytes', async (path) => {

@@ -7,16 +7,9 @@ import { compileOrReject } from '../../src/core/compiled-agents.js';
 import { sha256Hex } from '../../src/core/keys.js';
 import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { browser, browserStore, exported, request, serverStorage, startServer, type Replica } from './support.js';
+import { browser, browserStore, exported, request, serverStorage, startServer, tipping, type Replica } from './support.js';
 import { brokenStore } from '../support/faults.js';
 import { PIECE_GROUPS } from '../../src/store/dexie/evaluation-writer.js';
-
-const tipping = (name = 'tipping', high = 30) => ({
-  name,
-  inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] } },
-  outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, high] } },
-  rules: ['IF service IS poor THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent THEN tip IS high'],
-});
 
 let storage: Awaited<ReturnType<typeof serverStorage>>;
 let server: FuzzboxServer;

@@ -81,6 +81,14 @@ export class Network {
   };
 }
 
+/** An agent's definition: the tipping example, named `name`, its output term `high` ending at `high`. */
+export const tipping = (name = 'tipping', high = 30) => ({
+  name,
+  inputs: { service: { poor: [0, 5], good: [0, 5, 10], excellent: [5, 10] } },
+  outputs: { tip: { low: [0, 5, 10], medium: [10, 15, 20], high: [20, 25, high] } },
+  rules: ['IF service IS poor THEN tip IS low', 'IF service IS good THEN tip IS medium', 'IF service IS excellent THEN tip IS high'],
+});
+
 export interface Replica {
   service: FuzzyService;
   network: Network;

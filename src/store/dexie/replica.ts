@@ -4,7 +4,7 @@ import { Dexie } from 'dexie';
 import type { BackupRecord } from '../../schema/backup.js';
 import type { AutopilotLine } from '../../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine, type ImportRecord } from '../backup-records.js';
-import type { Merged, Pushable } from '../sync-replica.js';
+import { pushFromStart, type Merged, type Pushable } from '../sync-replica.js';
 import { importLines, importTables } from './backup.js';
 import type { FuzzboxDatabase } from './database.js';
 import { logsOf } from './log-groups.js';
@@ -29,7 +29,7 @@ export function emptySyncState(userID: string, url: string): SyncStateRecord {
     url,
     replica: newId(),
     pull: null,
-    push: { groups: 0, feedback: 0, agents: {} },
+    push: pushFromStart(),
     lastSync: null,
     lastError: null,
   };

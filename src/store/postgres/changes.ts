@@ -1,7 +1,7 @@
 // The server's side of sync (docs/SYNC.md): an account's records in the order they last
 // changed, from the feed columns of migration 3.
 import { ApiError } from '../../schema/errors.js';
-import type { AutopilotLine } from '../../schema/sync.js';
+import { UNKNOWN_CHECKPOINT, type AutopilotLine } from '../../schema/sync.js';
 import { agentLine, deletionLine, evaluationLine, feedbackLine, versionLine } from '../backup-records.js';
 import type { AgentRecord, AutopilotRecord, DeletedAgentRecord, EvaluationRecord, FeedbackRecord, VersionRecord } from '../records.js';
 import type { ChangePage, SyncRecord } from '../store.js';
@@ -109,7 +109,7 @@ export async function readChanges(sql: Queryable, userID: string, checkpoint: st
     if (from.tx >= BigInt(next[0]!.next)) {
       throw new ApiError(
         'InvalidRequest',
-        `checkpoint "${checkpoint}" is past every change this server has made: it is another database's (this one may have been restored from a backup); pull again without ?checkpoint= to start from the beginning`,
+        `${UNKNOWN_CHECKPOINT} "${checkpoint}" is past every change this server has made: it is another database's (this one may have been restored from a backup); pull again without ?checkpoint= to start from the beginning`,
       );
     }
   }
