@@ -242,7 +242,15 @@ function bisector(plan: IntegralPlan, active: Activated, bounds: number[], areas
   return a + (b - a) / 2;
 }
 
-/** The maxima of f: every interval (or point) where it reaches its largest value. */
+/**
+ * How far below its largest value f still counts as at its maximum (relative): a flat top of the
+ * aggregated set is ragged by a few ulps where norms round (a Hamacher or Einstein sum of 1 and b is
+ * 1 only up to rounding), and comparing exactly drops whole plateaus; within the integrals' own
+ * precision (TOLERANCE) they are equal.
+ */
+const MAXIMUM_TOLERANCE = 1e-12;
+
+/** The maxima of f: every interval (or point) where it is within MAXIMUM_TOLERANCE of its largest value. */
 function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<[number, number]> {
   // on each piece f has one formula: its largest value at an end or at the peak golden-section search finds
   const peaks: Array<{ a: number; b: number; x: number; y: number }> = [];
@@ -273,7 +281,7 @@ function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<
     peaks.push({ a: lo, b: hi, x, y });
     top = Math.max(top, y);
   }
-  const floor = top;
+  const floor = top * (1 - MAXIMUM_TOLERANCE);
   const reaches = (x: number) => aggregated(plan, active, x) >= floor;
   const edge = (inside: number, outside: number) => {
     for (let i = 0; i < 1100; i++) {
