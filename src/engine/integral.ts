@@ -293,13 +293,29 @@ function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<
     return inside;
   };
   const found: Array<[number, number]> = [];
-  for (const { a, b, x, y } of peaks) {
-    if (y < floor) continue;
-    const from = reaches(a) ? a : edge(x, a);
-    const to = reaches(b) ? b : edge(x, b);
+  const add = (from: number, to: number) => {
     const last = found.at(-1);
     if (last && last[1] >= from) last[1] = Math.max(last[1], to);
     else found.push([from, to]);
+  };
+  for (const { a, b, x, y } of peaks) {
+    if (y < floor) continue;
+    // a piece may reach the maximum at both ends and dip between (a bounded sum saturating at 1 on
+    // either side of a trough): its runs of samples at the maximum, each end bisected
+    const xs = Array.from({ length: REGIME_SAMPLES + 1 }, (_, i) => (i === REGIME_SAMPLES ? b : a + ((b - a) * i) / REGIME_SAMPLES));
+    xs.splice(
+      xs.findIndex((sample) => sample >= x),
+      0,
+      x,
+    );
+    const at = xs.map(reaches);
+    for (let i = 0; i < xs.length; i++) {
+      if (!at[i]) continue;
+      let j = i;
+      while (j + 1 < xs.length && at[j + 1]) j++;
+      add(i === 0 ? xs[0]! : edge(xs[i]!, xs[i - 1]!), j === xs.length - 1 ? xs[j]! : edge(xs[j]!, xs[j + 1]!));
+      i = j;
+    }
   }
   return found;
 }

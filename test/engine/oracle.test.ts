@@ -128,9 +128,14 @@ const S_NORMS: Record<string, Norm> = {
   normalizedSum: (a, b) => (a + b > 1 ? 1 : a + b),
   drasticSum: (a, b) => (a === 0 ? b : b === 0 ? a : 1),
   einsteinSum: (a, b) => (a + b) / (1 + a * b),
-  hamacherSum: (a, b) => (a * b === 1 ? 1 : (a + b - 2 * a * b) / (1 - a * b)),
+  // fuzzylite's (a + b − 2ab) / (1 − ab) as 1 − (1 − a)(1 − b) / (1 − ab): the same in exact arithmetic, and
+  // not 2 where 1 + b rounds to 2
+  hamacherSum: (a, b) => (a * b === 1 ? 1 : 1 - ((1 - a) * (1 - b)) / (1 - a * b)),
   nilpotentMaximum: (a, b) => (a + b < 1 ? Math.max(a, b) : 1),
 };
+/** The norms without a jump: a maximum under the others hangs on whether a rounded degree is exactly 0 or 1. */
+const CONTINUOUS_T_NORMS = ['min', 'product', 'einsteinProduct', 'hamacherProduct'];
+const CONTINUOUS_S_NORMS = ['max', 'probabilisticSum', 'boundedSum', 'normalizedSum', 'einsteinSum', 'hamacherSum'];
 const HEDGES: Record<string, (x: number) => number> = {
   very: (x) => x ** 2,
   somewhat: Math.sqrt,
@@ -241,8 +246,8 @@ interface Case {
 }
 
 /** A random agent over two inputs and one output in [0, 10], with every part drawn from everything there is. */
-/** `plainOperators`: min implication and max aggregation (the other norms still join conditions). */
-function randomCase(seed: number, defuzzification: string, plainOperators = false): Case {
+/** `continuousOnly`: implication and aggregation by norms without jumps (every norm still joins conditions). */
+function randomCase(seed: number, defuzzification: string, continuousOnly = false): Case {
   const next = random(seed);
   const terms = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`t${i}`, randomTerm(pick(FUZZY_KINDS, next), next)]));
   const inputs = { a: terms(3), b: terms(3) };
@@ -266,8 +271,8 @@ function randomCase(seed: number, defuzzification: string, plainOperators = fals
     operators: {
       and: pick(Object.keys(T_NORMS), next) as never,
       or: pick(Object.keys(S_NORMS), next) as never,
-      implication: (plainOperators ? 'min' : pick(Object.keys(T_NORMS), next)) as never,
-      aggregation: (plainOperators ? 'max' : pick(Object.keys(S_NORMS), next)) as never,
+      implication: pick(continuousOnly ? CONTINUOUS_T_NORMS : Object.keys(T_NORMS), next) as never,
+      aggregation: pick(continuousOnly ? CONTINUOUS_S_NORMS : Object.keys(S_NORMS), next) as never,
       defuzzification: defuzzification as never,
       ranges: { a: [0, 10], b: [0, 10], y: [0, 10] },
     },
@@ -374,9 +379,9 @@ describe('random agents with every term kind, norm, hedge and defuzzification ag
     });
   }
 
-  // the maxima under min implication and max aggregation: other implications and aggregations make
-  // the maximum a comparison of rounded values of discontinuous norms (drastic, nilpotent at exactly
-  // 1) or of separate smooth peaks equal in exact arithmetic, which no grid resolves
+  // the maxima under implications and aggregations without jumps: under drastic, nilpotent and
+  // bounded-difference norms whether a degree is exactly 0 or 1 decides, and the last digits of the
+  // engine's and the oracle's rule strengths (equal to 12 digits) differ there
   for (const defuzzification of ['meanOfMaximum', 'smallestOfMaximum', 'largestOfMaximum']) {
     it(`${defuzzification}: within ${MAXIMUM_TOLERANCE} of the range on 40 agents`, { timeout: 120_000 }, () => {
       let compared = 0;
