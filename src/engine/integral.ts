@@ -242,7 +242,15 @@ function bisector(plan: IntegralPlan, active: Activated, bounds: number[], areas
   return a + (b - a) / 2;
 }
 
-/** The maxima of f: every interval (or point) where it reaches its largest value. */
+/**
+ * How far below its largest value f still counts as at its maximum (relative): a flat top of the
+ * aggregated set is ragged by a few ulps where norms round (a Hamacher or Einstein sum of 1 and b is
+ * 1 only up to rounding), and comparing exactly drops whole plateaus; within the integrals' own
+ * precision (TOLERANCE) they are equal.
+ */
+const MAXIMUM_TOLERANCE = 1e-12;
+
+/** The maxima of f: every interval (or point) where it is within MAXIMUM_TOLERANCE of its largest value. */
 function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<[number, number]> {
   // on each piece f has one formula: its largest value at an end or at the peak golden-section search finds
   const peaks: Array<{ a: number; b: number; x: number; y: number }> = [];
@@ -273,7 +281,7 @@ function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<
     peaks.push({ a: lo, b: hi, x, y });
     top = Math.max(top, y);
   }
-  const floor = top;
+  const floor = top * (1 - MAXIMUM_TOLERANCE);
   const reaches = (x: number) => aggregated(plan, active, x) >= floor;
   const edge = (inside: number, outside: number) => {
     for (let i = 0; i < 1100; i++) {
@@ -285,13 +293,29 @@ function maxima(plan: IntegralPlan, active: Activated, bounds: number[]): Array<
     return inside;
   };
   const found: Array<[number, number]> = [];
-  for (const { a, b, x, y } of peaks) {
-    if (y < floor) continue;
-    const from = reaches(a) ? a : edge(x, a);
-    const to = reaches(b) ? b : edge(x, b);
+  const add = (from: number, to: number) => {
     const last = found.at(-1);
     if (last && last[1] >= from) last[1] = Math.max(last[1], to);
     else found.push([from, to]);
+  };
+  for (const { a, b, x, y } of peaks) {
+    if (y < floor) continue;
+    // a piece may reach the maximum at both ends and dip between (a bounded sum saturating at 1 on
+    // either side of a trough): its runs of samples at the maximum, each end bisected
+    const xs = Array.from({ length: REGIME_SAMPLES + 1 }, (_, i) => (i === REGIME_SAMPLES ? b : a + ((b - a) * i) / REGIME_SAMPLES));
+    xs.splice(
+      xs.findIndex((sample) => sample >= x),
+      0,
+      x,
+    );
+    const at = xs.map(reaches);
+    for (let i = 0; i < xs.length; i++) {
+      if (!at[i]) continue;
+      let j = i;
+      while (j + 1 < xs.length && at[j + 1]) j++;
+      add(i === 0 ? xs[0]! : edge(xs[i]!, xs[i - 1]!), j === xs.length - 1 ? xs[j]! : edge(xs[j]!, xs[j + 1]!));
+      i = j;
+    }
   }
   return found;
 }

@@ -64,7 +64,9 @@ export function sNorm(code: number, a: number, b: number): number {
     case 5:
       return (a + b) / (1 + a * b);
     case 6:
-      return a * b === 1 ? 1 : (a + b - 2 * a * b) / (1 - a * b);
+      // (a + b − 2ab) / (1 − ab) rearranged: written so, a sum of 1 and b just below 1 gave 2
+      // (1 + b rounds to 2); here 1 − a is exact near 1 and the quotient is at most 1
+      return a * b === 1 ? 1 : 1 - ((1 - a) * (1 - b)) / (1 - a * b);
     default:
       return a + b < 1 ? Math.max(a, b) : 1;
   }

@@ -4,7 +4,7 @@
 // definitions, written out again), its own norms and hedges, and the aggregated set sampled on a
 // grid of GRID points with the midpoint rule. The grid's error is at most about one cell times a
 // jump (rectangle, binary, drastic and nilpotent norms) over the area, so crisp values are compared
-// within 1e-3 of the output's range.
+// within 1e-3 of the output's range; the maxima within two grid cells (MAXIMUM_TOLERANCE).
 
 import { describe, expect, it } from 'vitest';
 import { activations, compileAgent, evaluate, type AgentDefinition, type TermDefinition } from '../../src/engine/index.js';
@@ -128,9 +128,14 @@ const S_NORMS: Record<string, Norm> = {
   normalizedSum: (a, b) => (a + b > 1 ? 1 : a + b),
   drasticSum: (a, b) => (a === 0 ? b : b === 0 ? a : 1),
   einsteinSum: (a, b) => (a + b) / (1 + a * b),
-  hamacherSum: (a, b) => (a * b === 1 ? 1 : (a + b - 2 * a * b) / (1 - a * b)),
+  // fuzzylite's (a + b − 2ab) / (1 − ab) as 1 − (1 − a)(1 − b) / (1 − ab): the same in exact arithmetic, and
+  // not 2 where 1 + b rounds to 2
+  hamacherSum: (a, b) => (a * b === 1 ? 1 : 1 - ((1 - a) * (1 - b)) / (1 - a * b)),
   nilpotentMaximum: (a, b) => (a + b < 1 ? Math.max(a, b) : 1),
 };
+/** The norms without a jump: a maximum under the others hangs on whether a rounded degree is exactly 0 or 1. */
+const CONTINUOUS_T_NORMS = ['min', 'product', 'einsteinProduct', 'hamacherProduct'];
+const CONTINUOUS_S_NORMS = ['max', 'probabilisticSum', 'boundedSum', 'normalizedSum', 'einsteinSum', 'hamacherSum'];
 const HEDGES: Record<string, (x: number) => number> = {
   very: (x) => x ** 2,
   somewhat: Math.sqrt,
@@ -241,7 +246,8 @@ interface Case {
 }
 
 /** A random agent over two inputs and one output in [0, 10], with every part drawn from everything there is. */
-function randomCase(seed: number, defuzzification: string): Case {
+/** `continuousOnly`: implication and aggregation by norms without jumps (every norm still joins conditions). */
+function randomCase(seed: number, defuzzification: string, continuousOnly = false): Case {
   const next = random(seed);
   const terms = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`t${i}`, randomTerm(pick(FUZZY_KINDS, next), next)]));
   const inputs = { a: terms(3), b: terms(3) };
@@ -265,8 +271,8 @@ function randomCase(seed: number, defuzzification: string): Case {
     operators: {
       and: pick(Object.keys(T_NORMS), next) as never,
       or: pick(Object.keys(S_NORMS), next) as never,
-      implication: pick(Object.keys(T_NORMS), next) as never,
-      aggregation: pick(Object.keys(S_NORMS), next) as never,
+      implication: pick(continuousOnly ? CONTINUOUS_T_NORMS : Object.keys(T_NORMS), next) as never,
+      aggregation: pick(continuousOnly ? CONTINUOUS_S_NORMS : Object.keys(S_NORMS), next) as never,
       defuzzification: defuzzification as never,
       ranges: { a: [0, 10], b: [0, 10], y: [0, 10] },
     },
@@ -309,6 +315,13 @@ function activated(agent: AgentDefinition, inputs: Record<string, number>): Arra
 const GRID = 50_000;
 /** Of the output's range: a few grid cells (2e-5 each), and the largest jump's share of the area. */
 const TOLERANCE = 1e-3;
+/**
+ * Of the output's range, for the maxima: the oracle's maximum set is a union of grid cells, so each
+ * of its ends lies within one cell of the exact end and its mean within one cell; two cells.
+ */
+const MAXIMUM_TOLERANCE = 2 / GRID;
+/** As the engine (integral.ts): within 1e-12 of the largest value is at the maximum, a flat top ragged by rounding included. */
+const AT_MAXIMUM = 1e-12;
 
 /** The crisp output the oracle reads off its grid, or undefined when no rule fires. */
 function oracle(agent: AgentDefinition, inputs: Record<string, number>): number | undefined {
@@ -341,31 +354,43 @@ function oracle(agent: AgentDefinition, inputs: Record<string, number>): number 
   if (!(top > 0)) return undefined;
   const maxima: number[] = [];
   ys.forEach((y, i) => {
-    if (y >= top * (1 - 1e-9)) maxima.push((i + 0.5) * h);
+    if (y >= top * (1 - AT_MAXIMUM)) maxima.push((i + 0.5) * h);
   });
   if (defuzzification === 'smallestOfMaximum') return maxima[0]! - h / 2;
   if (defuzzification === 'largestOfMaximum') return maxima.at(-1)! + h / 2;
   return maxima.reduce((sum, x) => sum + x, 0) / maxima.length;
 }
 
+/** Evaluates random agents until `count` reach the output, each within `tolerance` (of the range) of the oracle. */
+function compareWithOracle(defuzzification: string, count: number, tolerance: number, continuousOnly: boolean): void {
+  let compared = 0;
+  for (let seed = 1; compared < count; seed++) {
+    const { agent, inputs } = randomCase(seed * 7919 + defuzzification.length, defuzzification, continuousOnly);
+    const expected = oracle(agent, inputs);
+    const crisp = evaluate(compileAgent(agent), inputs).crisp.y;
+    if (expected === undefined || crisp === undefined) {
+      expect(crisp, JSON.stringify({ agent, inputs })).toBe(expected);
+      continue;
+    }
+    compared++;
+    expect(Math.abs(crisp - expected), JSON.stringify({ agent, inputs, crisp, expected })).toBeLessThanOrEqual(tolerance * 10);
+  }
+}
+
 describe('random agents with every term kind, norm, hedge and defuzzification against a dense-integration oracle', () => {
-  // the maxima (meanOfMaximum, smallest…, largest…) are checked by hand-derived values in terms.test.ts only:
-  // on random agents they disagree with this oracle beyond its grid (an open end of issue 28)
   for (const defuzzification of ['centroid', 'bisector']) {
-    it(`${defuzzification}: within ${TOLERANCE} of the range on 25 agents`, { timeout: 120_000 }, () => {
-      let compared = 0;
-      for (let seed = 1; compared < 25; seed++) {
-        const { agent, inputs } = randomCase(seed * 7919 + defuzzification.length, defuzzification);
-        const expected = oracle(agent, inputs);
-        const crisp = evaluate(compileAgent(agent), inputs).crisp.y;
-        if (expected === undefined || crisp === undefined) {
-          expect(crisp, JSON.stringify({ agent, inputs })).toBe(expected);
-          continue;
-        }
-        compared++;
-        expect(Math.abs(crisp - expected), JSON.stringify({ agent, inputs, crisp, expected })).toBeLessThanOrEqual(TOLERANCE * 10);
-      }
-    });
+    it(`${defuzzification}: within ${TOLERANCE} of the range on 25 agents`, { timeout: 120_000 }, () =>
+      compareWithOracle(defuzzification, 25, TOLERANCE, false),
+    );
+  }
+
+  // the maxima under implications and aggregations without jumps: under drastic, nilpotent and
+  // bounded-difference norms whether a degree is exactly 0 or 1 decides, and the last digits of the
+  // engine's and the oracle's rule strengths (equal to 12 digits) differ there
+  for (const defuzzification of ['meanOfMaximum', 'smallestOfMaximum', 'largestOfMaximum']) {
+    it(`${defuzzification}: within ${MAXIMUM_TOLERANCE} of the range on 40 agents`, { timeout: 120_000 }, () =>
+      compareWithOracle(defuzzification, 40, MAXIMUM_TOLERANCE, true),
+    );
   }
 
   it('rule strengths follow every t-norm, s-norm and hedge (activations against the oracle)', () => {

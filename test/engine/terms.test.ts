@@ -3,6 +3,7 @@
 // operators"): each number below is worked out from the definitions, not read off the engine.
 
 import { describe, expect, it } from 'vitest';
+import { S_NORM_CODES, sNorm } from '../../src/engine/norms.js';
 import { activations, compileAgent, evaluate, membership, type AgentDefinition, type TermDefinition } from '../../src/engine/index.js';
 
 const at = (term: TermDefinition, x: number) => membership(term, [0, 10], x);
@@ -104,6 +105,49 @@ describe('defuzzifications over a rising triangle clipped at 0.5 (x / 10 on [0, 
       expect(evaluate(agent, { x: 5 }).crisp.y).toBeCloseTo(value, 9);
     });
   }
+});
+
+describe('the maximum of an aggregated set', () => {
+  const both = (outputs: AgentDefinition['outputs'], operators: AgentDefinition['operators']) =>
+    compileAgent(one({ type: 'ramp', start: 0, end: 10 }, ['IF x IS low THEN y IS left', 'IF x IS low THEN y IS right'], outputs, operators));
+
+  it('meanOfMaximum weights each plateau by its length: [0, 1] and [5, 9] give (1 · 0.5 + 4 · 7) / 5', () => {
+    const agent = both(
+      { y: { left: { type: 'rectangle', start: 0, end: 1 }, right: { type: 'rectangle', start: 5, end: 9 } } },
+      { defuzzification: 'meanOfMaximum', aggregation: 'probabilisticSum', ranges: { y: [0, 10] } },
+    );
+    expect(evaluate(agent, { x: 10 }).crisp.y).toBeCloseTo(28.5 / 5, 9);
+  });
+
+  it('a bounded sum saturating at 1 on both sides of a trough keeps the trough out of the maximum', () => {
+    // e^(−x²/2) + e^(−(x−3)²/1.28) is at least 1 on [0, c1] and [c2, 3] and below between: c1, c2 by bisection
+    const sum = (x: number) => Math.exp(-(x ** 2) / 2) + Math.exp(-((x - 3) ** 2) / 1.28);
+    const crossing = (inside: number, outside: number) => {
+      for (let i = 0; i < 200; i++) {
+        const middle = (inside + outside) / 2;
+        if (sum(middle) >= 1) inside = middle;
+        else outside = middle;
+      }
+      return inside;
+    };
+    const [c1, c2] = [crossing(0, 1.5), crossing(3, 1.5)];
+    expect(sum(1.5)).toBeLessThan(1);
+    const agent = both(
+      {
+        y: {
+          left: { type: 'gaussian', mean: 0, standardDeviation: 1 },
+          right: { type: 'gaussian', mean: 3, standardDeviation: 0.8 },
+        },
+      },
+      { defuzzification: 'meanOfMaximum', aggregation: 'boundedSum', ranges: { y: [0, 3] } },
+    );
+    expect(evaluate(agent, { x: 10 }).crisp.y).toBeCloseTo((c1 * (c1 / 2) + (3 - c2) * ((c2 + 3) / 2)) / (c1 + 3 - c2), 9);
+  });
+
+  it('a Hamacher sum of 1 and a degree just below 1 is 1 (not the 2 its textbook form rounds to)', () => {
+    expect(sNorm(S_NORM_CODES.hamacherSum, 1, 1 - 2 ** -53)).toBe(1);
+    expect(sNorm(S_NORM_CODES.hamacherSum, 1 - 2 ** -53, 1)).toBe(1);
+  });
 });
 
 describe('weighted outputs', () => {
