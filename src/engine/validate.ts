@@ -95,7 +95,7 @@ function checkTerm(
       typeof kind === 'string' && kind.toLowerCase() === 'function' ? ' (fuzzbox evaluates no expressions: a function term has no equivalent)' : '';
     issues.push({
       path,
-      message: `a set is an array of 2, 3 or 4 numbers or {"type": kind, …}; unknown kind ${showValue(kind)}${refused}, kinds: ${TERM_KINDS.join(', ')}`,
+      message: `a set is an array of 2 (slope), 3 (triangle) or 4 (trapezoid) numbers, or {"type": kind, …}; unknown kind ${showValue(kind)}${refused}, kinds: ${TERM_KINDS.join(', ')}`,
     });
     return false;
   }

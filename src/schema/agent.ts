@@ -54,12 +54,12 @@ export const termSchema = z.discriminatedUnion(
       },
     ),
   ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-  { error: `a set is an array of 2, 3 or 4 numbers or a term {"type": kind, …}, kind one of ${TERM_KINDS.join(', ')}` },
+  { error: `a set is an array of 2 (slope), 3 (triangle) or 4 (trapezoid) numbers, or a term {"type": kind, …} with kind one of ${TERM_KINDS.join(', ')}` },
 ) as unknown as z.ZodType<TermDefinition, TermDefinition>;
 
 /** A set: fuzzy.ai's points, or a term named by its kind (docs/ENGINE.md, "Term kinds, universes, operators"). */
 export const setDefinitionSchema = z.union([pointsSchema, termSchema], {
-  error: `a set is an array of 2, 3 or 4 numbers or a term {"type": kind, …}, kind one of ${TERM_KINDS.join(', ')}`,
+  error: `a set is an array of 2 (slope), 3 (triangle) or 4 (trapezoid) numbers, or a term {"type": kind, …} with kind one of ${TERM_KINDS.join(', ')}`,
 });
 
 export const variableSchema = z.record(nameText('a set name'), setDefinitionSchema, {
