@@ -10,10 +10,16 @@ export type { SyncStatus } from '../schema/sync.js';
 // Every type the client's methods take or return, by name, so an app can annotate its own code.
 export type {
   AgentDefinition,
+  Aggregation,
+  Defuzzification,
   Inputs,
   Operators,
+  OutputOperators,
   Outputs,
   SetDefinition,
+  SNorm,
+  TermDefinition,
+  TNorm,
   ValidationIssue,
   VariableDefinition,
 } from '../engine/types.js';

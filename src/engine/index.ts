@@ -1,7 +1,7 @@
 // fuzzbox/engine: the exact Mamdani engine (docs/ENGINE.md). Pure: no I/O, no DOM, no dependencies.
 
 export { parseRule, printRule } from './parse.js';
-export { compileAgent, type CompiledAgent } from './compile.js';
+export { compileAgent, type CompiledAgent, type ResolvedOperators } from './compile.js';
 export { OPERATOR_CHOICES } from './validate.js';
 export { evaluate, evaluateBatch, activations } from './evaluate.js';
 export { evaluationCost } from './cost.js';

@@ -10,7 +10,18 @@ import { sourceLines, trimmed } from './scan.js';
 
 export { readFcl, writeFcl, readFis, writeFis, readFll, writeFll };
 export { FormatError, type Model } from './model.js';
-export type { AgentDefinition, Operators, SetDefinition, VariableDefinition } from '../engine/types.js';
+export type {
+  AgentDefinition,
+  Aggregation,
+  Defuzzification,
+  Operators,
+  OutputOperators,
+  SetDefinition,
+  SNorm,
+  TermDefinition,
+  TNorm,
+  VariableDefinition,
+} from '../engine/types.js';
 
 export type ModelFormat = 'fcl' | 'fll' | 'fis';
 
