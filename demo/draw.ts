@@ -47,7 +47,7 @@ const path = (polygon: Polygon, scale: Scale) =>
   polygon.map(([x, y], index) => `${index === 0 ? 'M' : 'L'}${scale.x(x).toFixed(2)},${scale.y(y).toFixed(2)}`).join(' ');
 
 /** Tick values at a round step, e.g. 0, 5, 10 … for a range of 0..30, and the decimals that step needs. */
-function ticks([min, max]: readonly [number, number]): { values: number[]; decimals: number } {
+export function ticks([min, max]: readonly [number, number]): { values: number[]; decimals: number } {
   const rough = (max - min) / 5 || 1;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? rough;

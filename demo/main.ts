@@ -5,6 +5,7 @@
 import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSettings, type WorkerUpdate } from '../src/client/index.js';
 import { mountAutopilotPanel } from './autopilot-panel.js';
 import { mountDataPanel } from './data-panel.js';
+import { mountModelFiles } from './model-file.js';
 import { mountReferencePanel } from './reference-panel.js';
 import { activations, AgentValidationError, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
 import type { Inputs, Trace } from '../src/engine/types.js';
@@ -12,6 +13,7 @@ import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
 import { drawInput, drawOutput, fitChartsTo, formatNumber } from './draw.js';
 import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
+import { mountSurfacePanel } from './surface-panel.js';
 import { mountSyncBadge, type SyncBadge } from './sync-badge.js';
 
 /** What the optional "Optimize" panel (demo/optimize-panel.ts) is given when it mounts. */
@@ -36,6 +38,8 @@ const storageKey = (name: string) => `fuzzbox-demo:${base.pathname}:${name}`;
 const historyLength = 8;
 
 let client = new FuzzyClient({ baseURL: base });
+/** The account's key: the typed client keeps its own; model files are sent with plain fetch. */
+let apiKey = '';
 let agent: Agent | null = null;
 let compiled: CompiledAgent | null = null;
 let inputs: Record<string, number> = { ...sampleInputs };
@@ -75,7 +79,8 @@ async function start(): Promise<void> {
     location.reload(); // the next start registers with the new settings and signs in with their key
   });
   // synced, the demo is the server account's, whose key the worker's replica answers to offline too
-  client = sync ? client.withKey(sync.apiKey) : await signIn();
+  apiKey = sync ? sync.apiKey : await signIn();
+  client = client.withKey(apiKey);
   showConnectivity();
   addEventListener('online', showConnectivity);
   addEventListener('offline', showConnectivity);
@@ -85,6 +90,14 @@ async function start(): Promise<void> {
     () => showAgentList(agent?.id ?? null),
   );
   mountOptimizePanel();
+  mountModelFiles($<HTMLButtonElement>('#open-model'), $('#open-error'), {
+    base,
+    apiKey: () => apiKey,
+    opened: async (agentID, fileName) => {
+      await showAgentList(agentID, true);
+      setStatus(`Opened “${agent?.name ?? ''}” from ${fileName}`, 'ok');
+    },
+  });
   void mountReferencePanel($('#reference-panel'), base).catch(showFailure);
   await showAgentList(localStorage.getItem(storageKey('agent')));
 }
@@ -103,20 +116,19 @@ function offerUpdate(update: WorkerUpdate): void {
 }
 
 /** One account per browser; its key is kept in localStorage (the service stores only its hash). */
-async function signIn(): Promise<FuzzyClient> {
+async function signIn(): Promise<string> {
   const saved = localStorage.getItem(storageKey('apiKey'));
   if (saved) {
-    const candidate = client.withKey(saved);
     try {
-      await candidate.listAgents();
-      return candidate;
+      await client.withKey(saved).listAgents();
+      return saved;
     } catch (error) {
       if (!(error instanceof FuzzyApiError && error.error === 'Unauthorized')) throw error;
     }
   }
   const account = await client.createAccount('fuzzbox demo');
   localStorage.setItem(storageKey('apiKey'), account.apiKey);
-  return client.withKey(account.apiKey);
+  return account.apiKey;
 }
 
 /**
@@ -455,6 +467,7 @@ function mountOptimizePanel(): void {
     },
   };
   mountAutopilotPanel($('#autopilot-panel'), context);
+  mountSurfacePanel($('#surface-panel'), context);
   for (const load of Object.values(optimizePanel)) {
     void load().then((panel) => {
       container.hidden = false;
