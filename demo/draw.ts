@@ -4,6 +4,9 @@ import type { Polygon } from '../src/engine/types.js';
 
 export const palette = ['#e4572e', '#2a9d8f', '#6a4c93', '#f4a261', '#1d70a2', '#b5179e', '#588157'];
 
+/** Each set's colour: the palette's, in order, round again past its end. */
+export const coloursOf = (names: readonly string[]) => new Map(names.map((name, index) => [name, palette[index % palette.length]!]));
+
 /** A chart's width in its own units: its box's width in pixels (fitChartsTo), so its words keep their size on a phone. */
 let width = 460;
 
@@ -144,10 +147,11 @@ export function drawInput(name: string, input: InputChart): SVGSVGElement {
   const clamped = Math.min(Math.max(input.value, input.range[0]), input.range[1]);
   const x = scale.x(clamped);
   root.append(svg('line', { x1: x, x2: x, y1: scale.y(0), y2: scale.y(1.04), class: 'value-line' }));
-  // Beside its dot, on the side with room; labels at nearly the same degree are spread apart.
+  // Beside its dot, on the side with room; labels at nearly the same degree are spread apart. A
+  // curve is never quite 0: a degree that would read 0.00 gets no dot, or the labels would pile up.
   const shown = Object.entries(input.sets)
     .map(([setName], index) => ({ setName, degree: input.degrees[setName] ?? 0, color: palette[index % palette.length]! }))
-    .filter(({ degree }) => degree > 0)
+    .filter(({ degree }) => degree >= 0.005)
     .sort((a, b) => b.degree - a.degree);
   let lastBaseline = -Infinity;
   for (const { setName, degree, color } of shown) {
@@ -168,31 +172,93 @@ export function drawInput(name: string, input: InputChart): SVGSVGElement {
   return root;
 }
 
+/**
+ * An output's term as drawn: a fuzzy set's shape; a Takagi–Sugeno constant, a stem at its value;
+ * a Takagi–Sugeno linear term, which has no place of its own (its value depends on the inputs).
+ */
+export type OutputTerm = { shape: Polygon } | { value: number } | { linear: true };
+
 export interface OutputChart {
   range: readonly [number, number];
-  /** set name → its full shape */
-  sets: Record<string, Polygon>;
-  /** set name → its shape cut at the strength the rules gave it (only sets reached) */
+  /** term name → how it is drawn */
+  terms: Record<string, OutputTerm>;
+  /**
+   * term name → its shape cut at the strength the rules gave it (only terms reached); for a
+   * weighted output a bar [[z, 0], [z, w], [z, 0]]: the term's value z weighed by w
+   */
   clipped: Record<string, Polygon>;
   combined: Polygon | undefined;
   centroid: [number, number] | undefined;
 }
 
+/** A weighted output's clipped term: a bar standing at one value (docs/ENGINE.md, "the evaluation log"). */
+export const isBar = (polygon: Polygon) => polygon.length > 0 && polygon.every(([x]) => x === polygon[0]![0]);
+
+/** More Takagi–Sugeno terms than this get no names on the chart: they are listed under it. */
+const mostNamedValues = 12;
+
 export function drawOutput(name: string, output: OutputChart): SVGSVGElement {
-  const colors = new Map(Object.keys(output.sets).map((setName, index) => [setName, palette[index % palette.length]!]));
+  const colors = coloursOf(Object.keys(output.terms));
   const scaleX = scaleFor(output.range, 0).x;
-  const labels = Object.entries(output.sets).map(([setName, polygon]) => ({ name: setName, x: scaleX(peak(polygon)), color: colors.get(setName)! }));
-  const { root, scale, height } = chart(output.range, `${name}: clipped sets, combined shape and balance point`, labels, answerBand);
-  for (const [setName, polygon] of Object.entries(output.sets)) {
-    const color = colors.get(setName)!;
-    root.append(svg('path', { d: path(polygon, scale), fill: 'none', stroke: color, 'stroke-width': 1.5, 'stroke-dasharray': '4 4', opacity: 0.6 }));
+  const values = Object.values(output.terms).filter((term) => !('shape' in term)).length;
+  const labels = Object.entries(output.terms).flatMap(([term, drawn]) => {
+    const at = 'shape' in drawn ? peak(drawn.shape) : 'value' in drawn && values <= mostNamedValues ? drawn.value : undefined;
+    return at === undefined ? [] : [{ name: term, x: scaleX(at), color: colors.get(term)! }];
+  });
+  const weighted = Object.values(output.clipped).some(isBar);
+  const what = weighted ? 'each term’s value weighed by its rules’ strength, and their weighted mean' : 'clipped sets, combined shape and balance point';
+  const { root, scale, height } = chart(output.range, `${name}: ${what}`, labels, answerBand);
+  for (const [term, drawn] of Object.entries(output.terms)) {
+    const color = colors.get(term)!;
+    if ('shape' in drawn) {
+      root.append(svg('path', { d: path(drawn.shape, scale), fill: 'none', stroke: color, 'stroke-width': 1.5, 'stroke-dasharray': '4 4', opacity: 0.6 }));
+    } else if ('value' in drawn) {
+      const x = scale.x(drawn.value);
+      root.append(
+        svg('line', {
+          x1: x,
+          x2: x,
+          y1: scale.y(0),
+          y2: scale.y(1),
+          stroke: color,
+          'stroke-width': 1.5,
+          'stroke-dasharray': '4 4',
+          opacity: 0.6,
+          class: 'stem',
+        }),
+        svg('circle', { cx: x, cy: scale.y(1), r: 3.5, fill: 'white', stroke: color, 'stroke-width': 1.5, opacity: 0.8 }),
+      );
+    }
   }
-  if (output.combined) {
+  if (output.combined && !weighted) {
     root.append(svg('path', { d: `${path(output.combined, scale)} Z`, class: 'combined' }));
   }
-  for (const [setName, polygon] of Object.entries(output.clipped)) {
-    const color = colors.get(setName) ?? palette[0]!;
-    root.append(svg('path', { d: `${path(polygon, scale)} Z`, fill: color, 'fill-opacity': 0.35, stroke: color, 'stroke-width': 2 }));
+  const [low, high] = output.range;
+  for (const [term, polygon] of Object.entries(output.clipped)) {
+    const color = colors.get(term) ?? palette[0]!;
+    if (!isBar(polygon)) {
+      root.append(svg('path', { d: `${path(polygon, scale)} Z`, fill: color, 'fill-opacity': 0.35, stroke: color, 'stroke-width': 2 }));
+      continue;
+    }
+    const z = polygon[0]![0];
+    const top = scale.y(Math.max(...polygon.map(([, w]) => w)));
+    if (z < low || z > high) {
+      // a value beyond the chart: an arrow at its edge, at the bar's height, pointing to where it is
+      const edge = scale.x(z < low ? low : high);
+      const out = z < low ? -1 : 1;
+      const arrow = svg('path', { d: `M${edge},${top - 5} L${edge + 8 * out},${top} L${edge},${top + 5} Z`, fill: color, class: 'bar-beyond' });
+      arrow.append(svg('title', {}, `${term}: ${formatNumber(z)}, beyond the chart`));
+      root.append(arrow);
+      continue;
+    }
+    const x = scale.x(z);
+    const bar = svg('g', { class: 'bar' });
+    bar.append(
+      svg('line', { x1: x, x2: x, y1: scale.y(0), y2: top, stroke: color, 'stroke-width': 4, 'stroke-linecap': 'butt' }),
+      svg('circle', { cx: x, cy: top, r: 4, fill: color }),
+      svg('title', {}, `${term}: ${formatNumber(z)}`),
+    );
+    root.append(bar);
   }
   if (output.centroid) {
     const [cx, cy] = output.centroid;

@@ -6,11 +6,12 @@ import { FuzzyApiError, FuzzyClient, registerFuzzyWorker, type WorkerSyncSetting
 import { mountAutopilotPanel } from './autopilot-panel.js';
 import { mountDataPanel } from './data-panel.js';
 import { mountModelFiles } from './model-file.js';
+import { chartRange, linearTermList, outputTerms, weightedWords } from './output-terms.js';
 import { mountReferencePanel } from './reference-panel.js';
 import { activations, AgentValidationError, compileAgent, evaluate, setShape, type CompiledAgent } from '../src/engine/index.js';
-import type { Inputs, Trace } from '../src/engine/types.js';
+import type { Condition, Hedge, Inputs, TermDefinition, Trace } from '../src/engine/types.js';
 import type { Agent, AgentBody, EvaluationMeta } from '../src/schema/index.js';
-import { drawInput, drawOutput, fitChartsTo, formatNumber } from './draw.js';
+import { drawInput, drawOutput, fitChartsTo, formatNumber, isBar } from './draw.js';
 import { AgentEditor } from './editor.js';
 import { sampleAgent, sampleInputs } from './sample-agent.js';
 import { mountSurfacePanel } from './surface-panel.js';
@@ -264,20 +265,29 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
   answer.replaceChildren();
   const charts = $('#outputs');
   charts.replaceChildren();
+  let weightedOutputs = 0;
   for (const [name, variable] of Object.entries(drawn.definition.outputs)) {
-    const { range } = drawn.compiled.outputs[name]!;
     const value = crisp[name];
+    const clipped = steps.clipped[name] ?? {};
+    const terms = outputTerms(variable, drawn.compiled.outputs[name]!.range);
+    const weighted = Object.values(terms).some((term) => !('shape' in term)) || Object.values(clipped).some(isBar);
+    if (weighted) weightedOutputs++;
     const line = document.createElement('p');
     line.className = 'result';
     line.innerHTML = value === undefined ? `<b></b>: no rule fired, so there is no answer` : `<b></b> <span class="crisp"></span>`;
     line.querySelector('b')!.textContent = name;
     const why = document.createElement('p');
     why.className = 'why';
-    const strengths = Object.entries(steps.inferred[name] ?? {}).map(([set, degree]) => `“${set}” ${degree.toFixed(2)}`);
     if (value !== undefined) {
       line.querySelector('.crisp')!.textContent = formatNumber(value);
-      const listed = strengths.length > 1 ? `${strengths.slice(0, -1).join(', ')} and ${strengths.at(-1)}` : strengths[0];
-      why.textContent = `The rules gave ${listed}. Each set is cut at that height; ` + `the cut shapes together balance at ${formatNumber(value)}.`;
+      if (weighted) {
+        const own = drawn.definition.operators?.outputs?.[name]?.defuzzification ?? drawn.definition.operators?.defuzzification;
+        why.textContent = weightedWords(name, clipped, value, own === 'weightedSum');
+      } else {
+        const strengths = Object.entries(steps.inferred[name] ?? {}).map(([set, degree]) => `“${set}” ${degree.toFixed(2)}`);
+        const listed = strengths.length > 1 ? `${strengths.slice(0, -1).join(', ')} and ${strengths.at(-1)}` : strengths[0];
+        why.textContent = `The rules gave ${listed}. Each set is cut at that height; ` + `the cut shapes together balance at ${formatNumber(value)}.`;
+      }
     }
     answer.append(line, why);
     const figure = document.createElement('figure');
@@ -285,29 +295,94 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
     fitChartsTo(charts.clientWidth);
     figure.append(
       drawOutput(name, {
-        range,
-        sets: Object.fromEntries(Object.entries(variable).map(([set, points]) => [set, setShape(points, range)])),
-        clipped: steps.clipped[name] ?? {},
+        range: chartRange(drawn.compiled.outputs[name]!.range, terms, value),
+        terms,
+        clipped,
         combined: steps.combined[name],
         centroid: steps.centroid[name],
       }),
     );
+    const linear = linearTermList(variable, clipped);
+    if (linear) figure.append(linear);
     charts.append(figure);
   }
+  // the legend of the shapes a Mamdani output draws, and of the values a weighted one does
+  const outputCount = Object.keys(drawn.definition.outputs).length;
+  $('#shapes-legend').hidden = weightedOutputs === outputCount;
+  $('#values-legend').hidden = weightedOutputs === 0;
+  const constants = Object.values(drawn.definition.outputs).some((variable) =>
+    Object.values(variable).some((definition) => !Array.isArray(definition) && (definition as TermDefinition).type === 'constant'),
+  );
+  $('#stem-key').hidden = !constants;
+  $('#answer-subtitle').textContent =
+    weightedOutputs === outputCount
+      ? 'each rule weighs its term’s value; the weighted mean of the values is the answer'
+      : 'rules cut their sets; the cut shapes stack; the balance point is the answer';
   const note = document.createElement('p');
   note.className = 'small state';
   note.textContent = state === 'stored' && shownEvaluation ? `Stored as evaluation ${shownEvaluation}` : state;
   answer.append(note);
 }
 
+/** A hedge as the rules' hint explains it (fuzzylite's definitions, docs/ENGINE.md "Hedges"). */
+const hedgeWords: Record<Hedge, string> = {
+  very: 'very squares a degree (0.5 → 0.25)',
+  somewhat: 'somewhat takes its square root (0.25 → 0.5)',
+  extremely: 'extremely sharpens it along an S-curve',
+  seldom: 'seldom softens it along the inverse S-curve',
+};
+const conjunctionWords: Partial<Record<string, string>> = { min: 'AND takes the smaller degree', product: 'AND multiplies the degrees' };
+const disjunctionWords: Partial<Record<string, string>> = { max: 'OR the larger', probabilisticSum: 'OR takes a + b − ab' };
+
+/**
+ * Hedges after IS (and NOT) in a rule's text: a word is one where a set's name follows it, as the
+ * parser reads them, so a set named "very" stays a name.
+ */
+const hedged = /(\bIS\s+(?:NOT\s+)?)((?:(?:very|somewhat|seldom|extremely)\s+)+)(?=(?!(?:AND|OR|THEN|WITH)\b)[^\s),])/g;
+
+/** The rule's text with its hedges marked. */
+function showHedges(code: HTMLElement, rule: string): void {
+  code.replaceChildren();
+  let from = 0;
+  for (const match of rule.matchAll(hedged)) {
+    const start = match.index + match[1]!.length;
+    const hedge = document.createElement('em');
+    hedge.className = 'hedge';
+    hedge.textContent = match[2]!.trimEnd();
+    code.append(rule.slice(from, start), hedge, ' ');
+    from = start + match[2]!.length;
+  }
+  code.append(rule.slice(from));
+}
+
+/** What AND, OR, NOT and the hedges the rules use do, with the agent's own operators. */
+function rulesHint(rulesOf: CompiledAgent): string {
+  const { and, or } = rulesOf.operators;
+  const hedges = new Set<Hedge>();
+  const collect = (condition: Condition): void => {
+    if (condition.type === 'is') for (const hedge of condition.hedges ?? []) hedges.add(hedge);
+    else if (condition.type === 'not') collect(condition.operand);
+    else for (const operand of condition.operands) collect(operand);
+  };
+  for (const rule of rulesOf.expandedRules) {
+    collect(rule.condition);
+    for (const conclusion of rule.conclusions) for (const hedge of conclusion.hedges ?? []) hedges.add(hedge);
+  }
+  const spoken = (norm: string) => `the ${norm.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`; // einsteinProduct → the einstein product
+  const words = [conjunctionWords[and] ?? `AND combines degrees by ${spoken(and)}`, disjunctionWords[or] ?? `OR by ${spoken(or)}`, 'NOT turns d into 1 − d'];
+  const hedging = [...hedges].map((hedge) => hedgeWords[hedge]);
+  return `${words.join(', ')}.${hedging.length > 0 ? ` Hedges: ${hedging.join('; ')}.` : ''}`;
+}
+
 function showRules(rulesOf: CompiledAgent): void {
+  $('#rules-hint').textContent = rulesHint(rulesOf);
   const list = $('#rules');
   list.replaceChildren(
     ...activations(rulesOf, inputs).map(({ rule, strength }) => {
       const item = document.createElement('li');
       item.className = strength > 0 ? 'fired' : 'idle';
       item.innerHTML = `<code></code><span class="bar"><span></span></span><span class="strength"></span>`;
-      item.querySelector('code')!.textContent = rule;
+      showHedges(item.querySelector('code')!, rule);
       item.querySelector<HTMLElement>('.bar span')!.style.width = `${(strength * 100).toFixed(1)}%`;
       item.querySelector('.strength')!.textContent = strength > 0 ? strength.toFixed(2) : 'does not fire';
       return item;
