@@ -22,10 +22,10 @@ export function modelFormatOfFile(fileName: string, text: string): ModelFormat |
   return (dot >= 0 ? extensions[fileName.slice(dot).toLowerCase()] : undefined) ?? modelFormatOfText(text);
 }
 
-/** The service's refusal in words: its message, then each issue with where it is ("line 12: Function: …"). */
+/** The service's refusal in words: its message (which names the line), then each issue somewhere else ("rules[2]: …"). */
 function refusal(fileName: string, body: { message?: string; issues?: Array<{ path: string; message: string }> } | undefined, status: number): string {
   if (!body?.message) return `${fileName} could not be opened (the service answered ${status}).`;
-  const issues = (body.issues ?? []).map(({ path, message }) => `${path}: ${message}`);
+  const issues = (body.issues ?? []).filter(({ path }) => !body.message!.includes(path)).map(({ path, message }) => `${path}: ${message}`);
   return [`${fileName} could not be opened: ${body.message}`, ...issues].join('\n');
 }
 

@@ -147,6 +147,8 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
     if (!surface) return;
     const width = Math.min(640, Math.max(260, container.querySelector('.surface')!.clientWidth));
     frame = surface.y ? drawHeatMap(canvas, surface, width) : drawCurve(canvas, surface, width);
+    // where the plot is in the canvas, beside the values (data-surface): what a script needs to point at one
+    canvas.dataset.plot = JSON.stringify({ left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom });
     canvas.setAttribute(
       'aria-label',
       surface.y ? `${surface.output} over ${surface.x.name} and ${surface.y.name}, as colours` : `${surface.output} over ${surface.x.name}`,
