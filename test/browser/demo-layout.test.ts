@@ -9,6 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { useChromium } from './chromium.js';
 import { demoApi } from './demo-api.js';
 import { requireBuild, root, startStaticServer } from './harness.js';
+import { sharedFolder } from '../support/shared.js';
 
 const shared = useChromium(() => {
   requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
@@ -184,6 +185,33 @@ describe('the demo as a person sees it', () => {
       // A long set name is cut on the chart, and whole in its tooltip.
       expect(await page.locator('#outputs .set-name title').allTextContents()).toEqual(Object.keys(longNames.outputs['minutes until delivery']));
       await screenshot(page, `demo-long-names-${screen.width}`);
+      await context.close();
+    }, 120_000);
+  }
+
+  for (const screen of screens) {
+    it(`${screen.width}×${screen.height}: model files opened (MATLAB's Gaussian tipper, a hedged Takagi–Sugeno .fll), with their control surfaces, laid out cleanly`, async () => {
+      const context = await shared.browser.newContext({ viewport: { width: screen.width, height: screen.height } });
+      const page = await openDemo(context);
+      for (const [file, name] of [
+        ['mamdani/matlab/tipper.fis', 'tipper'],
+        ['takagi-sugeno/octave/sugeno_tip_calculator.fll', 'sugeno-tip'],
+      ] as const) {
+        const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Open model file…' }).click()]);
+        await chooser.setFiles(join(sharedFolder, 'fuzzylite-examples', file));
+        await expect.poll(() => page.textContent('#status'), { timeout: 30_000 }).toMatch(/^Opened “/);
+        await waitForAnswer(page);
+        // the surface fits its card: its canvas is no wider than the panel's content
+        const [canvas, panel] = await page.evaluate(() => [
+          document.querySelector('#surface-panel canvas')!.getBoundingClientRect().width,
+          document.querySelector('#surface-panel')!.clientWidth,
+        ]);
+        expect(canvas).toBeGreaterThan(200);
+        expect(canvas).toBeLessThanOrEqual(panel!);
+        expect(await layoutProblems(page)).toEqual([]);
+        await screenshot(page, `demo-model-${name}-${screen.width}`);
+        await page.locator('#surface-panel').screenshot({ path: join(root, 'test-output', `demo-surface-${name}-${screen.width}.png`) });
+      }
       await context.close();
     }, 120_000);
   }
