@@ -5,7 +5,7 @@ import { compileAgent, type CompiledAgent } from '../src/engine/index.js';
 import type { Agent } from '../src/schema/index.js';
 import { formatNumber, ticks } from './draw.js';
 import type { DemoContext } from './main.js';
-import { computeSurface, surfaceColour, type Surface } from './surface.js';
+import { extentOf, surfaceAxes, surfaceColour, surfacePoints, type Surface } from './surface.js';
 
 /** Grid points per axis: 41 × 41 = 1,681 evaluations, a cell per 2.5% of each range. */
 export const SURFACE_POINTS = 41;
@@ -56,6 +56,8 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
   let compiled: CompiledAgent | null = null;
   let choice: Choice | null = null;
   let surface: Surface | null = null;
+  /** How many of the surface's points are computed (the rest are not drawn yet). */
+  let computed = 0;
   let frame: Frame | null = null;
   let pending = 0;
 
@@ -65,7 +67,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
     choice = keepChoice(agent, compiled, choice);
     fillSelects();
     buildHeldSliders();
-    recompute();
+    void recompute();
   });
 
   for (const name of ['output', 'x', 'y'] as const) {
@@ -77,7 +79,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
       else [choice!.y, choice!.x] = [picked, choice!.x === picked ? choice!.y! : choice!.x];
       fillSelects();
       buildHeldSliders();
-      recompute();
+      void recompute();
     });
   }
 
@@ -115,30 +117,58 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
             label.querySelector('output')!.textContent = formatNumber(choice!.held[name]!);
             // at most one surface per frame however fast the slider moves
             cancelAnimationFrame(pending);
-            pending = requestAnimationFrame(recompute);
+            pending = requestAnimationFrame(() => void recompute());
           });
           return label;
         }),
     );
   }
 
-  function recompute(): void {
+  /** The computation under way; a newer one (another choice, a held value moved) makes it stop. */
+  let computation = 0;
+
+  /**
+   * Computes the surface in slices of about 40 ms of the engine's work, drawing what is done after
+   * each, so that the page keeps answering while a slow agent's thousands of evaluations run.
+   */
+  async function recompute(): Promise<void> {
+    const run = ++computation;
     const { output, x, y, held } = choice!;
-    const started = performance.now();
-    surface = computeSurface(compiled!, { output, x, ...(y === undefined ? {} : { y }), held, points: y === undefined ? CURVE_POINTS : SURFACE_POINTS });
-    const took = performance.now() - started;
-    const count = surface.values.length;
-    const missing = surface.values.filter(Number.isNaN).length;
+    const request = { output, x, ...(y === undefined ? {} : { y }), held: { ...held }, points: y === undefined ? CURVE_POINTS : SURFACE_POINTS };
+    const axes = surfaceAxes(compiled!, request);
+    const count = axes.x.values.length * (axes.y?.values.length ?? 1);
+    const values = new Float64Array(count).fill(NaN);
+    delete canvas.dataset.surface; // until this one is whole
+    let took = 0;
+    for (let done = 0; done < count; ) {
+      const sliceStarted = performance.now();
+      while (done < count && performance.now() - sliceStarted < 40) {
+        const next = Math.min(count, done + axes.x.values.length);
+        values.set(surfacePoints(compiled!, request, done, next), done);
+        done = next;
+      }
+      took += performance.now() - sliceStarted;
+      const extent = extentOf(values.subarray(0, done));
+      surface = { output, ...axes, values, ...(extent ? { extent } : {}) };
+      computed = done;
+      if (done < count) {
+        note.textContent = `Computing… ${Math.round((100 * done) / count)}% of ${count.toLocaleString('en')} points`;
+        draw();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (run !== computation) return;
+      }
+    }
+    const missing = values.filter(Number.isNaN).length;
     note.textContent =
       `${y === undefined ? `${count} points` : `${SURFACE_POINTS} × ${SURFACE_POINTS} = ${count.toLocaleString('en')} points`}, ` +
       `each an evaluation by the engine in this page: ${took < 10 ? took.toFixed(1) : took.toFixed(0)} ms.` +
       (missing > 0 ? ` Grey: no rule reaches ${output} there, so it has no answer (${missing} of ${count}).` : '');
     canvas.dataset.surface = JSON.stringify({
       output,
-      x: surface.x,
-      ...(surface.y ? { y: surface.y } : {}),
-      held: Object.fromEntries(Object.entries(held).filter(([name]) => name !== x && name !== y)),
-      values: Array.from(surface.values, (value) => (Number.isNaN(value) ? null : value)),
+      x: surface!.x,
+      ...(surface!.y ? { y: surface!.y } : {}),
+      held: Object.fromEntries(Object.entries(request.held).filter(([name]) => name !== x && name !== y)),
+      values: Array.from(values, (value) => (Number.isNaN(value) ? null : value)),
     });
     draw();
   }
@@ -146,7 +176,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
   function draw(): void {
     if (!surface) return;
     const width = Math.min(640, Math.max(260, container.querySelector('.surface')!.clientWidth));
-    frame = surface.y ? drawHeatMap(canvas, surface, width) : drawCurve(canvas, surface, width);
+    frame = surface.y ? drawHeatMap(canvas, surface, computed, width) : drawCurve(canvas, surface, computed, width);
     // where the plot is in the canvas, beside the values (data-surface): what a script needs to point at one
     canvas.dataset.plot = JSON.stringify({ left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom });
     canvas.setAttribute(
@@ -164,7 +194,12 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
       return;
     }
     const { i, j } = point;
-    const value = surface!.values[surface!.y ? j * surface!.x.values.length + i : i]!;
+    const index = surface!.y ? j * surface!.x.values.length + i : i;
+    if (index >= computed) {
+      readout.textContent = 'Not computed yet.';
+      return;
+    }
+    const value = surface!.values[index]!;
     const where = [
       `${surface!.x.name} ${formatNumber(surface!.x.values[i]!)}`,
       ...(surface!.y ? [`${surface!.y.name} ${formatNumber(surface!.y.values[j]!)}`] : []),
@@ -294,7 +329,8 @@ function valueRange(extent: [number, number] | undefined): [number, number] {
   return [low - pad, high + pad];
 }
 
-function drawHeatMap(canvas: HTMLCanvasElement, surface: Surface, width: number): Frame {
+/** The heat map of the surface's first `computed` points (whole rows first, as they are computed). */
+function drawHeatMap(canvas: HTMLCanvasElement, surface: Surface, computed: number, width: number): Frame {
   const xs = surface.x.values;
   const ys = surface.y!.values;
   const plotHeight = Math.round(Math.min(380, Math.max(200, (width - 78) * 0.72)));
@@ -310,7 +346,7 @@ function drawHeatMap(canvas: HTMLCanvasElement, surface: Surface, width: number)
   const columns = edges(xs.length, frame.left, frame.right);
   const rows = edges(ys.length, frame.bottom, frame.top);
   for (let j = 0; j < ys.length; j++) {
-    for (let i = 0; i < xs.length; i++) {
+    for (let i = 0; i < xs.length && j * xs.length + i < computed; i++) {
       const value = surface.values[j * xs.length + i]!;
       context.fillStyle = Number.isNaN(value) ? noAnswer : `rgb(${surfaceColour((value - scale[0]) / (scale[1] - scale[0])).join(' ')})`;
       context.fillRect(columns[i]!, rows[j + 1]!, columns[i + 1]! - columns[i]!, rows[j]! - rows[j + 1]!);
@@ -342,7 +378,8 @@ function drawHeatMap(canvas: HTMLCanvasElement, surface: Surface, width: number)
   return frame;
 }
 
-function drawCurve(canvas: HTMLCanvasElement, surface: Surface, width: number): Frame {
+/** The curve through the surface's first `computed` points. */
+function drawCurve(canvas: HTMLCanvasElement, surface: Surface, computed: number, width: number): Frame {
   const xs = surface.x.values;
   const plotHeight = Math.round(Math.min(300, Math.max(180, (width - 78) * 0.5)));
   const context = prepare(canvas, width, 10 + plotHeight + 46);
@@ -354,7 +391,7 @@ function drawCurve(canvas: HTMLCanvasElement, surface: Surface, width: number): 
   context.lineWidth = 2.5;
   context.beginPath();
   let drawing = false; // a gap where no rule fires
-  xs.forEach((x, i) => {
+  xs.slice(0, computed).forEach((x, i) => {
     const value = surface.values[i]!;
     if (Number.isNaN(value)) {
       drawing = false;

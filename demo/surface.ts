@@ -39,17 +39,28 @@ export function gridValues(range: readonly [number, number], points: number): nu
   return Array.from({ length: points }, (_, index) => (index === points - 1 ? high : low + ((high - low) * index) / (points - 1)));
 }
 
-export function computeSurface(agent: CompiledAgent, request: SurfaceRequest): Surface {
+/** The grid's axes for a request: x across; y up, absent for a curve. */
+export function surfaceAxes(agent: CompiledAgent, request: SurfaceRequest): { x: SurfaceAxis; y?: SurfaceAxis } {
   const axis = (name: string): SurfaceAxis => ({ name, values: gridValues(agent.inputs[name]!.range, request.points) });
-  const x = axis(request.x);
-  const y = request.y === undefined ? undefined : axis(request.y);
-  const rows = y?.values ?? [undefined];
+  return { x: axis(request.x), ...(request.y === undefined ? {} : { y: axis(request.y) }) };
+}
+
+/**
+ * The values of the grid's points `from` up to (not including) `to`, counted row after row (point
+ * k is at x[k mod columns], y[k div columns]); NaN where no rule reaches the output.
+ */
+export function surfacePoints(agent: CompiledAgent, request: SurfaceRequest, from: number, to: number): Float64Array {
+  const { x, y } = surfaceAxes(agent, request);
+  const columns = x.values.length;
   const batch: Inputs[] = [];
-  for (const yValue of rows) {
-    for (const xValue of x.values) batch.push({ ...request.held, [x.name]: xValue, ...(y ? { [y.name]: yValue! } : {}) });
+  for (let k = from; k < to; k++) {
+    batch.push({ ...request.held, [x.name]: x.values[k % columns]!, ...(y ? { [y.name]: y.values[Math.floor(k / columns)]! } : {}) });
   }
-  const outputs = evaluateBatch(agent, batch);
-  const values = Float64Array.from(outputs, (crisp) => crisp[request.output] ?? NaN);
+  return Float64Array.from(evaluateBatch(agent, batch), (crisp) => crisp[request.output] ?? NaN);
+}
+
+/** The smallest and largest of the values, NaN left out; undefined when every one is NaN. */
+export function extentOf(values: Float64Array): [number, number] | undefined {
   let low = Infinity;
   let high = -Infinity;
   for (const value of values) {
@@ -57,7 +68,15 @@ export function computeSurface(agent: CompiledAgent, request: SurfaceRequest): S
     low = Math.min(low, value);
     high = Math.max(high, value);
   }
-  return { output: request.output, x, ...(y ? { y } : {}), values, ...(low <= high ? { extent: [low, high] as [number, number] } : {}) };
+  return low <= high ? [low, high] : undefined;
+}
+
+/** The whole surface at once. */
+export function computeSurface(agent: CompiledAgent, request: SurfaceRequest): Surface {
+  const axes = surfaceAxes(agent, request);
+  const values = surfacePoints(agent, request, 0, axes.x.values.length * (axes.y?.values.length ?? 1));
+  const extent = extentOf(values);
+  return { output: request.output, ...axes, values, ...(extent ? { extent } : {}) };
 }
 
 /** Perceptually even colours from dark blue (0) through green to yellow (1): viridis at nine stops. */

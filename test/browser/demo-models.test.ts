@@ -67,8 +67,11 @@ function dropFile(page: Page, name: string, text: string): Promise<boolean> {
   );
 }
 
-const shownSurface = (page: Page): Promise<ShownSurface> =>
-  page.evaluate(() => JSON.parse(document.querySelector<HTMLCanvasElement>('#surface-panel canvas')!.dataset.surface!));
+/** The surface on screen, once it is whole (the page computes it in slices). */
+async function shownSurface(page: Page): Promise<ShownSurface> {
+  await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('#surface-panel canvas')?.dataset.surface !== undefined);
+  return page.evaluate(() => JSON.parse(document.querySelector<HTMLCanvasElement>('#surface-panel canvas')!.dataset.surface!));
+}
 
 /** The grid points checked: the corners, the middle and some spread between, by fixed strides. */
 function samplePoints(columns: number, rows: number): Array<[number, number]> {
@@ -223,7 +226,7 @@ describe('model files in the demo', () => {
     await context.close();
   }, 120_000);
 
-  it('four inputs: two across and up, the others held at their sliders; one input: the output’s curve', async () => {
+  it('four inputs: two held at sliders; a hybrid model; a slow one computed in slices; one input: the output’s curve', async () => {
     const context = await shared.browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     await openDemo(page);
@@ -238,6 +241,32 @@ describe('model files in the demo', () => {
     const moved = await shownSurface(page);
     expect(moved.held.in3).toBeCloseTo(Number(await slider.inputValue()), 12);
     expectEngineValues(moved, agent);
+
+    // a hybrid model: a Mamdani output and a Takagi–Sugeno one, each with its legend
+    await openWithButton(page, 'hybrid/tipper.fis');
+    const hybrid = await waitForOpened(page, 'tipper.fis');
+    expect(await page.isVisible('#shapes-legend')).toBe(true);
+    expect(await page.isVisible('#values-legend')).toBe(true);
+    await page.selectOption('#surface-panel [data-choice="output"]', 'tsTip');
+    expectEngineValues(await shownSurface(page), hybrid);
+
+    // a model slow to evaluate (about a second for its 1,681 integrals): its surface comes in
+    // slices, each drawn as it is done, so the page keeps answering
+    await page.evaluate(() => {
+      const notes: string[] = [];
+      Object.assign(window, { surfaceNotes: notes });
+      const note = document.querySelector('.surface-note')!;
+      new MutationObserver(() => notes.push(note.textContent!)).observe(note, { childList: true, characterData: true, subtree: true });
+    });
+    await openWithButton(page, 'mamdani/octave/investment_portfolio.fis');
+    const portfolio = await waitForOpened(page, 'investment_portfolio.fis');
+    expectEngineValues(await shownSurface(page), portfolio);
+    const notes = (await page.evaluate(() => (window as unknown as { surfaceNotes: string[] }).surfaceNotes)).filter((text) => text !== '');
+    expect(notes.at(-1)).toMatch(/^41 × 41 = 1,681 points, each an evaluation by the engine in this page: [\d.]+ ms\.$/);
+    expect(
+      notes.some((text) => /^Computing… \d+% of 1,681 points$/.test(text)),
+      notes.join('\n'),
+    ).toBe(true);
 
     await openWithButton(page, 'mamdani/SimpleDimmer.fis');
     const dimmer = await waitForOpened(page, 'SimpleDimmer.fis');
