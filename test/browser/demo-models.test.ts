@@ -5,7 +5,7 @@
 // computed in Node from the agent the service stored.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { formatNumber } from '../../demo/draw.js';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import type { Agent } from '../../src/schema/index.js';
@@ -29,9 +29,13 @@ interface ShownSurface {
   values: Array<number | null>;
 }
 
-async function openDemo(page: Page): Promise<void> {
+/** The demo in a fresh browser context of this size, once it shows the sample agent's answer. */
+async function openDemo(width: number, height: number): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await shared.browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
   await page.goto(`${shared.server.origin}/`);
   await page.waitForFunction(() => document.querySelector('#history tr.current') !== null && document.querySelector('#outputs svg') !== null);
+  return { context, page };
 }
 
 /** Waits until the page says it opened the file and shows the agent's answer. */
@@ -119,9 +123,7 @@ const paintedColours = (page: Page): Promise<number> =>
 
 describe('model files in the demo', () => {
   it('MATLAB’s tipper.fis through the button: Gaussian sets drawn through their peaks, and its control surface equal to the engine’s answers', async () => {
-    const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await openDemo(page);
+    const { context, page } = await openDemo(1280, 900);
     await openWithButton(page, 'mamdani/matlab/tipper.fis');
     const agent = await waitForOpened(page, 'tipper.fis');
     expect(agent.name).toBe('tipper');
@@ -164,9 +166,7 @@ describe('model files in the demo', () => {
   }, 120_000);
 
   it('a dropped .fll with hedges and Takagi–Sugeno outputs, a linear ANFIS model, and files it cannot hold', async () => {
-    const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await openDemo(page);
+    const { context, page } = await openDemo(1280, 900);
     const file = 'takagi-sugeno/octave/sugeno_tip_calculator.fll';
     expect(await dropFile(page, 'sugeno_tip_calculator.fll', sharedText(join(examples, file)))).toBe(true);
     const agent = await waitForOpened(page, file);
@@ -227,9 +227,7 @@ describe('model files in the demo', () => {
   }, 120_000);
 
   it('four inputs: two held at sliders; a hybrid model; a slow one computed in slices; one input: the output’s curve', async () => {
-    const context = await shared.browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    await openDemo(page);
+    const { context, page } = await openDemo(390, 844);
     await openWithButton(page, 'takagi-sugeno/matlab/slbb.fis');
     const agent = await waitForOpened(page, 'slbb.fis');
     expect(await page.locator('.held .name').allTextContents()).toEqual(['in3 held at', 'in4 held at']);
