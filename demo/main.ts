@@ -31,6 +31,10 @@ export interface DemoContext {
    * when none is left. A panel that registers once an agent is on screen is called at once.
    */
   onAgentChange(listener: (agent: Agent | null) => void): void;
+  /** Called with the inputs on screen every time an evaluation of them is drawn (stored, or previewed while a slider moves). */
+  onDraw(listener: (inputs: Inputs) => void): void;
+  /** Sets the inputs on screen (the sliders too) to these values, then evaluates and stores them as a slider's release does. */
+  evaluateAt(values: Inputs): Promise<void>;
 }
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
@@ -46,6 +50,7 @@ let compiled: CompiledAgent | null = null;
 let inputs: Record<string, number> = { ...sampleInputs };
 let shownEvaluation: string | null = null;
 const agentListeners: Array<(agent: Agent | null) => void> = [];
+const drawListeners: Array<(inputs: Inputs) => void> = [];
 const editor = new AgentEditor($<HTMLFormElement>('#editor'));
 
 function setStatus(text: string, tone: 'ok' | 'busy' | 'offline' | 'error' = 'ok'): void {
@@ -322,6 +327,7 @@ function draw(steps: Steps, crisp: Record<string, number>, state: string, drawn:
   note.className = 'small state';
   note.textContent = state === 'stored' && shownEvaluation ? `Stored as evaluation ${shownEvaluation}` : state;
   answer.append(note);
+  for (const listener of drawListeners) listener({ ...inputs });
 }
 
 /** A hedge as the rules' hint explains it (fuzzylite's definitions, docs/ENGINE.md "Hedges"). */
@@ -417,16 +423,21 @@ const describe = (values: Record<string, number>) =>
     .map(([name, value]) => `${name} ${Number(value.toFixed(2))}`)
     .join(', ');
 
-async function showStoredEvaluation(id: string): Promise<void> {
-  const log = await client.getEvaluation(id);
-  // An older evaluation may come from an earlier version of the agent: draw it with that one.
-  const version = await client.getVersion(log.versionID);
-  inputs = { ...inputs, ...log.input };
+/** The sliders (and the numbers beside them) at the inputs' values. */
+function showSliderValues(): void {
   for (const figure of document.querySelectorAll<HTMLElement>('#inputs figure')) {
     const value = inputs[figure.dataset.input!]!;
     figure.querySelector('input')!.value = String(value);
     figure.querySelector('output')!.textContent = formatNumber(value);
   }
+}
+
+async function showStoredEvaluation(id: string): Promise<void> {
+  const log = await client.getEvaluation(id);
+  // An older evaluation may come from an earlier version of the agent: draw it with that one.
+  const version = await client.getVersion(log.versionID);
+  inputs = { ...inputs, ...log.input };
+  showSliderValues();
   shownEvaluation = id;
   draw(log, log.crisp, 'stored', { definition: version, compiled: compileAgent(version) });
   resetFeedbackForm();
@@ -539,6 +550,12 @@ function mountOptimizePanel(): void {
     onAgentChange: (listener) => {
       agentListeners.push(listener);
       if (agent) listener(agent);
+    },
+    onDraw: (listener) => drawListeners.push(listener),
+    evaluateAt: async (values) => {
+      inputs = { ...inputs, ...values };
+      showSliderValues();
+      await evaluateAndStore();
     },
   };
   mountAutopilotPanel($('#autopilot-panel'), context);

@@ -35,7 +35,7 @@ interface Frame {
   y(value: number): number;
 }
 
-export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoContext, 'onAgentChange'>): void {
+export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoContext, 'onAgentChange' | 'onDraw' | 'evaluateAt'>): void {
   container.innerHTML = `
     <h2><span class="step">▦</span> The control surface <small>the answer over two inputs, every other input held still</small></h2>
     <div class="surface-controls">
@@ -58,6 +58,8 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
   let surface: Surface | null = null;
   /** How many of the surface's points are computed (the rest are not drawn yet). */
   let computed = 0;
+  /** The inputs on screen above, ringed on the surface. */
+  let onScreen: Record<string, number> | null = null;
   let frame: Frame | null = null;
   let pending = 0;
 
@@ -177,6 +179,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
     if (!surface) return;
     const width = Math.min(640, Math.max(260, container.querySelector('.surface')!.clientWidth));
     frame = surface.y ? drawHeatMap(canvas, surface, computed, width) : drawCurve(canvas, surface, computed, width);
+    if (onScreen) drawMarker(canvas.getContext('2d')!, frame, surface, onScreen);
     // where the plot is in the canvas, beside the values (data-surface): what a script needs to point at one
     canvas.dataset.plot = JSON.stringify({ left: frame.left, top: frame.top, right: frame.right, bottom: frame.bottom });
     canvas.setAttribute(
@@ -190,7 +193,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
   function showReadout(event?: PointerEvent): void {
     const point = event && frame && surface ? pointAt(event) : undefined;
     if (!point) {
-      readout.textContent = 'Point at the surface to read its value.';
+      readout.textContent = 'Point at the surface to read its value; click to evaluate there. The ring: the inputs on screen above.';
       return;
     }
     const { i, j } = point;
@@ -208,7 +211,7 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
   }
 
   /** The grid point nearest the pointer, when it is over the plot. */
-  function pointAt(event: PointerEvent): { i: number; j: number } | undefined {
+  function pointAt(event: MouseEvent): { i: number; j: number } | undefined {
     const box = canvas.getBoundingClientRect();
     const [px, py] = [event.clientX - box.left, event.clientY - box.top];
     const { left, right, top, bottom } = frame!;
@@ -219,6 +222,17 @@ export function mountSurfacePanel(container: HTMLElement, context: Pick<DemoCont
     return { i, j };
   }
 
+  context.onDraw((inputs) => {
+    onScreen = inputs;
+    draw();
+  });
+  // a click evaluates there: the inputs on screen become the point's (and the held values), stored as a slider's release is
+  canvas.addEventListener('click', (event) => {
+    const point = frame && surface ? pointAt(event) : undefined;
+    if (!point || !choice) return;
+    const { x, y } = surface!;
+    void context.evaluateAt({ ...choice.held, [x.name]: x.values[point.i]!, ...(y ? { [y.name]: y.values[point.j]! } : {}) });
+  });
   canvas.addEventListener('pointermove', showReadout);
   canvas.addEventListener('pointerdown', showReadout);
   canvas.addEventListener('pointerleave', () => showReadout());
@@ -379,6 +393,33 @@ function drawHeatMap(canvas: HTMLCanvasElement, surface: Surface, computed: numb
 }
 
 /** The curve through the surface's first `computed` points. */
+/** A ring where the inputs on screen are (a line at the input's value, for a curve). */
+function drawMarker(context: CanvasRenderingContext2D, frame: Frame, surface: Surface, inputs: Record<string, number>): void {
+  const x = frame.x(inputs[surface.x.name]!);
+  context.save();
+  if (surface.y) {
+    const y = frame.y(inputs[surface.y.name]!);
+    for (const [colour, width] of [
+      ['white', 4],
+      [ink, 1.5],
+    ] as const) {
+      context.strokeStyle = colour;
+      context.lineWidth = width;
+      context.beginPath();
+      context.arc(x, y, 7, 0, 2 * Math.PI);
+      context.stroke();
+    }
+  } else {
+    context.strokeStyle = ink;
+    context.setLineDash([5, 3]);
+    context.beginPath();
+    context.moveTo(x, frame.top);
+    context.lineTo(x, frame.bottom);
+    context.stroke();
+  }
+  context.restore();
+}
+
 function drawCurve(canvas: HTMLCanvasElement, surface: Surface, computed: number, width: number): Frame {
   const xs = surface.x.values;
   const plotHeight = Math.round(Math.min(300, Math.max(180, (width - 78) * 0.5)));

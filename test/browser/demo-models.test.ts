@@ -152,10 +152,29 @@ describe('model files in the demo', () => {
     await page.locator('#surface-panel canvas').scrollIntoViewIfNeeded();
     const box = (await page.locator('#surface-panel canvas').boundingBox())!;
     const [i, j] = [10, 30];
-    await page.mouse.move(box.x + plot.left + ((plot.right - plot.left) * i) / 40, box.y + plot.bottom - ((plot.bottom - plot.top) * j) / 40);
+    const [x, y] = [box.x + plot.left + ((plot.right - plot.left) * i) / 40, box.y + plot.bottom - ((plot.bottom - plot.top) * j) / 40];
+    await page.mouse.move(x, y);
     expect(await page.textContent('.surface-readout')).toBe(
       `service ${formatNumber(surface.x.values[i]!)}, food ${formatNumber(surface.y!.values[j]!)} → tip ${formatNumber(surface.values[j * 41 + i]!)}`,
     );
+
+    // a click there evaluates there: the sliders move to the point, the worker stores its answer
+    await page.mouse.click(x, y);
+    await expect.poll(() => page.inputValue('#inputs figure[data-input="service"] input')).toBe(String(surface.x.values[i]));
+    expect(await page.inputValue('#inputs figure[data-input="food"] input')).toBe(String(surface.y!.values[j]));
+    const stored = async () => {
+      const { evaluations } = (
+        await demoApi<{ evaluations: Array<{ input: Record<string, number>; crisp: Record<string, number> }> }>(
+          page,
+          'GET',
+          `/agent/${agent.id}/evaluation?limit=1`,
+        )
+      ).body;
+      return evaluations[0]!;
+    };
+    await expect.poll(async () => (await stored()).input).toEqual({ service: surface.x.values[i], food: surface.y!.values[j] });
+    expect((await stored()).crisp.tip).toBeCloseTo(surface.values[j * 41 + i]!, 9);
+    await expect.poll(() => page.textContent('.answer .crisp')).toBe(formatNumber(surface.values[j * 41 + i]!));
 
     // across and up swapped: food across, service up, the same engine answers
     await page.selectOption('#surface-panel [data-choice="x"]', 'food');
