@@ -11,7 +11,7 @@ import { InputError, showValue } from './errors.js';
 import { fuzzify } from './fuzzification.js';
 import { impliedShape } from './implication.js';
 import { defuzzifyIntegral, integralTrace, type IntegralPlan } from './integral.js';
-import { weighted, weightedTrace, type WeightedPlan } from './weighted.js';
+import { weighSugeno, weighted, weightedTrace, type WeightedPlan } from './weighted.js';
 import type { Program } from './program.js';
 import { borrowScratch, type Scratch } from './scratch.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
@@ -41,12 +41,23 @@ function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
   return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
 }
 
-/** Every output's crisp value: an output no rule reached has its default, or is left out. */
-function crispOutputs(program: Program, scratch: Scratch): Outputs {
+/**
+ * Every output's crisp value for these inputs: an output no rule reached has its default, or is
+ * left out. An agent of the Takagi–Sugeno fast path's form fires and weighs its rules in one
+ * pass (weighSugeno); any other goes stage by stage.
+ */
+function crispOutputs(program: Program, inputs: Inputs, scratch: Scratch): Outputs {
+  const { sugeno } = program.outputs;
+  if (sugeno) {
+    fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
+    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues);
+  } else {
+    fire(program, inputs, scratch);
+  }
   const crisp: Outputs = {};
   const { defaults } = program.outputs;
   for (let o = 0; o < program.outputNames.length; o++) {
-    if (defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
+    if (sugeno ? !Number.isNaN(scratch.centroid[0]!) : defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
     else if (!Number.isNaN(defaults[o]!)) put(crisp, program.outputNames[o]!, defaults[o]!);
   }
   return crisp;
@@ -123,8 +134,13 @@ export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: Eval
 export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: EvaluateOptions): { crisp: Outputs } | Trace {
   const program = compiled[PROGRAM];
   const scratch = borrowScratch(program);
-  fire(program, inputs, scratch);
-  const result = options?.trace ? traceOutputs(program, scratch) : { crisp: crispOutputs(program, scratch) };
+  let result: { crisp: Outputs } | Trace;
+  if (options?.trace) {
+    fire(program, inputs, scratch);
+    result = traceOutputs(program, scratch);
+  } else {
+    result = { crisp: crispOutputs(program, inputs, scratch) };
+  }
   scratch.busy = false;
   return result;
 }
@@ -137,12 +153,11 @@ export function evaluateBatch(compiled: CompiledAgent, inputsArray: readonly Inp
   const scratch = borrowScratch(program);
   for (let i = 0; i < inputsArray.length; i++) {
     try {
-      fire(program, inputsArray[i]!, scratch);
+      results[i] = crispOutputs(program, inputsArray[i]!, scratch);
     } catch (error) {
       if (error instanceof InputError) throw new InputError(`item ${i}: ${error.message}`);
       throw error;
     }
-    results[i] = crispOutputs(program, scratch);
   }
   scratch.busy = false;
   return results;
