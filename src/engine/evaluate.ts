@@ -88,6 +88,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     const inferredSets: Record<string, number> = {};
     const clippedSets: Record<string, Polygon> = {};
     let reached = false;
+    let weightedHeight = 0;
     for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) {
       if (!(inferred[s]! > 0)) continue;
       reached = true;
@@ -103,9 +104,10 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
+      const { bars, combined, heightCentroid } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
       for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
       put(trace.combined, name, combined);
+      weightedHeight = heightCentroid;
     } else {
       const { implied, combined } = integralTrace(plans[o] as IntegralPlan, program.activation, strengths, inferred);
       for (const { set, polygon } of implied) put(clippedSets, outputSetNames[set]!, polygon);
@@ -115,8 +117,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
       continue;
     }
-    if (methods[o] === WEIGHTED)
-      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
+    if (methods[o] === WEIGHTED) centroid[1] = weightedHeight;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

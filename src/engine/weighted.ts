@@ -205,9 +205,8 @@ export function weightedTrace(
     squares += (w * w) / 2;
     total += w;
   }
-  const combined: Polygon = bars
-    .map(({ polygon }) => polygon)
-    .sort((p, q) => p[0]![0] - q[0]![0])
-    .flat();
+  // the bars left to right; a loop, as Array.prototype.flat took most of a traced evaluation's time
+  const combined: Polygon = [];
+  for (const { polygon } of [...bars].sort((p, q) => p.polygon[0]![0] - q.polygon[0]![0])) combined.push(...polygon);
   return { bars, combined, heightCentroid: total > 0 ? squares / total : 0 };
 }
