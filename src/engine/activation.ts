@@ -239,34 +239,40 @@ function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, 
   return stack[0]!;
 }
 
+/** The degree of the flat condition `kind` over literals[from .. to − 1] (each s, or ~s for NOT s). */
+export function flatDegree(kind: number, literals: Int32Array, from: number, to: number, degrees: Float64Array): number {
+  let code = literals[from]!;
+  let degree = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+  for (let l = from + 1; l < to; l++) {
+    code = literals[l]!;
+    const value = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
+    if (kind === ALL_OF_MIN) degree = Math.min(degree, value);
+    else if (kind === ANY_OF_MAX) degree = Math.max(degree, value);
+    else if (kind === ALL_OF_PRODUCT) degree *= value;
+    else degree = degree + value - degree * value;
+  }
+  return degree;
+}
+
+/** Rule r's strength: its condition's degree times its weight; 0 when that is below the threshold (or NaN). */
+export function ruleStrength(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array): number {
+  const kind = layout.conditionKind[r]!;
+  const degree =
+    kind === POSTFIX ? runPostfix(layout, r, degrees, stack) : flatDegree(kind, layout.literals, layout.literalStart[r]!, layout.literalStart[r + 1]!, degrees);
+  const strength = degree * layout.weights[r]!;
+  return strength >= layout.threshold ? strength : 0;
+}
+
 /**
  * Writes every rule's strength and every output set's inferred degree. A missing input's NaN
  * survives min, max, product and probabilistic sum alike, so a rule that needs it does not fire.
  */
 export function activate(layout: ActivationLayout, degrees: Float64Array, stack: Float64Array, strengths: Float64Array, inferred: Float64Array): void {
-  const { conditionKind, literalStart, literals, weights, conclusionStart, conclusionSets, conclusionHedges, threshold } = layout;
+  const { conclusionStart, conclusionSets, conclusionHedges } = layout;
   for (let s = 0; s < inferred.length; s++) inferred[s] = 0;
   for (let r = 0; r < strengths.length; r++) {
-    const kind = conditionKind[r]!;
-    let degree: number;
-    if (kind === POSTFIX) {
-      degree = runPostfix(layout, r, degrees, stack);
-    } else {
-      const end = literalStart[r + 1]!;
-      let l = literalStart[r]!;
-      let code = literals[l]!;
-      degree = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
-      for (l++; l < end; l++) {
-        code = literals[l]!;
-        const value = code >= 0 ? degrees[code]! : 1 - degrees[~code]!;
-        if (kind === ALL_OF_MIN) degree = Math.min(degree, value);
-        else if (kind === ANY_OF_MAX) degree = Math.max(degree, value);
-        else if (kind === ALL_OF_PRODUCT) degree *= value;
-        else degree = degree + value - degree * value;
-      }
-    }
-    const strength = degree * weights[r]!;
-    if (!(strength >= threshold)) {
+    const strength = ruleStrength(layout, r, degrees, stack);
+    if (strength === 0) {
       strengths[r] = 0;
       continue;
     }

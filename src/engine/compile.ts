@@ -16,7 +16,7 @@ import type { Trapezoid } from './shape.js';
 import { membershipTerm, shapeOf, SUGENO_KINDS } from './terms.js';
 import type { AgentDefinition, IfRule, Operators, RuleAst, SetDefinition, TermDefinition, VariableDefinition, VariableSummary } from './types.js';
 import { validateAgent } from './validate.js';
-import { planWeighted, type WeightedPlan } from './weighted.js';
+import { planSugeno, planWeighted, type SugenoPlan, type WeightedPlan } from './weighted.js';
 import { indexVariables, isPoints, record, summarize, variableUniverse, type IndexedVariables } from './variables.js';
 import type { ActivationLayout } from './activation.js';
 
@@ -124,6 +124,8 @@ export interface OutputPlans {
   readonly shapes: readonly Trapezoid[];
   /** the implication the exact path uses */
   readonly exactImplication: number;
+  /** the Takagi–Sugeno fast path's plan, when the agent has its form */
+  readonly sugeno: SugenoPlan | undefined;
 }
 
 /**
@@ -193,7 +195,8 @@ function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], o
       );
     }
   }
-  return { methods, plans, defaults, shapes, exactImplication: exactImplication === 'product' ? PRODUCT : MINIMUM };
+  const sugeno = methods.every((method) => method === WEIGHTED) ? planSugeno(plans, activation) : undefined;
+  return { methods, plans, defaults, shapes, exactImplication: exactImplication === 'product' ? PRODUCT : MINIMUM, sugeno };
 }
 
 /** Validates and compiles an agent; throws AgentValidationError listing every problem found. */

@@ -11,7 +11,7 @@ import { InputError, showValue } from './errors.js';
 import { fuzzify } from './fuzzification.js';
 import { impliedShape } from './implication.js';
 import { defuzzifyIntegral, integralTrace, type IntegralPlan } from './integral.js';
-import { weighted, weightedTrace, type WeightedPlan } from './weighted.js';
+import { weighSugeno, weighted, weightedTrace, type WeightedPlan } from './weighted.js';
 import type { Program } from './program.js';
 import { borrowScratch, type Scratch } from './scratch.js';
 import type { Activation, EvaluateOptions, Inputs, Outputs, Polygon, Trace } from './types.js';
@@ -41,12 +41,23 @@ function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
   return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
 }
 
-/** Every output's crisp value: an output no rule reached has its default, or is left out. */
-function crispOutputs(program: Program, scratch: Scratch): Outputs {
+/**
+ * Every output's crisp value for these inputs: an output no rule reached has its default, or is
+ * left out. An agent of the Takagi–Sugeno fast path's form fires and weighs its rules in one
+ * pass (weighSugeno); any other goes stage by stage.
+ */
+function crispOutputs(program: Program, inputs: Inputs, scratch: Scratch): Outputs {
+  const { sugeno } = program.outputs;
+  if (sugeno) {
+    fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
+    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues);
+  } else {
+    fire(program, inputs, scratch);
+  }
   const crisp: Outputs = {};
   const { defaults } = program.outputs;
   for (let o = 0; o < program.outputNames.length; o++) {
-    if (defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
+    if (sugeno ? !Number.isNaN(scratch.centroid[0]!) : defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
     else if (!Number.isNaN(defaults[o]!)) put(crisp, program.outputNames[o]!, defaults[o]!);
   }
   return crisp;
@@ -77,6 +88,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     const inferredSets: Record<string, number> = {};
     const clippedSets: Record<string, Polygon> = {};
     let reached = false;
+    let weightedHeight = 0;
     for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) {
       if (!(inferred[s]! > 0)) continue;
       reached = true;
@@ -92,9 +104,10 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
+      const { bars, combined, heightCentroid } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
       for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
       put(trace.combined, name, combined);
+      weightedHeight = heightCentroid;
     } else {
       const { implied, combined } = integralTrace(plans[o] as IntegralPlan, program.activation, strengths, inferred);
       for (const { set, polygon } of implied) put(clippedSets, outputSetNames[set]!, polygon);
@@ -104,8 +117,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
       continue;
     }
-    if (methods[o] === WEIGHTED)
-      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
+    if (methods[o] === WEIGHTED) centroid[1] = weightedHeight;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }
@@ -123,8 +135,13 @@ export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: Eval
 export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: EvaluateOptions): { crisp: Outputs } | Trace {
   const program = compiled[PROGRAM];
   const scratch = borrowScratch(program);
-  fire(program, inputs, scratch);
-  const result = options?.trace ? traceOutputs(program, scratch) : { crisp: crispOutputs(program, scratch) };
+  let result: { crisp: Outputs } | Trace;
+  if (options?.trace) {
+    fire(program, inputs, scratch);
+    result = traceOutputs(program, scratch);
+  } else {
+    result = { crisp: crispOutputs(program, inputs, scratch) };
+  }
   scratch.busy = false;
   return result;
 }
@@ -137,12 +154,11 @@ export function evaluateBatch(compiled: CompiledAgent, inputsArray: readonly Inp
   const scratch = borrowScratch(program);
   for (let i = 0; i < inputsArray.length; i++) {
     try {
-      fire(program, inputsArray[i]!, scratch);
+      results[i] = crispOutputs(program, inputsArray[i]!, scratch);
     } catch (error) {
       if (error instanceof InputError) throw new InputError(`item ${i}: ${error.message}`);
       throw error;
     }
-    results[i] = crispOutputs(program, scratch);
   }
   scratch.busy = false;
   return results;

@@ -152,22 +152,48 @@ function discreteDegree(p: Float64Array, x: number): number {
   return y0 + ((p[high + n]! - y0) * (x - x0)) / (x1 - x0);
 }
 
-/** fuzzylite's membership of each kind (src/term/*.cpp), without its 1e-6 tolerance in comparisons. */
+/** Whole exponents up to this are raised by multiplication (each product adds at most one rounding). */
+const LARGEST_MULTIPLIED_EXPONENT = 8;
+
+/**
+ * t^e for t ≥ 0 and e > 0 (a bell's |(x − c)/w|^2s): by binary multiplication when e is a whole
+ * number up to 8 (MATLAB's default slope 2 makes e = 4: two products), else as e^(e·ln t), which
+ * V8 computes 2 to 3 times faster than its t ** e. Relative error: under e units in the last place
+ * for the products; about |e·ln t| + 2 for the exponential, below 1e-14 wherever the bell's degree
+ * is above 1e-6. Both keep t = 0 → 0 and t = ∞ → ∞.
+ */
+export function power(t: number, e: number): number {
+  if (e <= LARGEST_MULTIPLIED_EXPONENT && Number.isInteger(e)) {
+    let result = 1;
+    for (let base = t, n = e; n > 0; n >>= 1, base *= base) if (n & 1) result *= base;
+    return result;
+  }
+  return Math.exp(e * Math.log(t));
+}
+
+/**
+ * fuzzylite's membership of each kind (src/term/*.cpp), without its 1e-6 tolerance in comparisons.
+ * The kinds models use most are tested first, and this stays small enough for V8 to inline into
+ * fuzzification's loop (a bell degree costs half again as much when called).
+ */
 export function termDegree(kind: number, p: Float64Array, x: number): number {
+  if (kind === TRAPEZOID) return p[4]! * trapezoidDegree(p[0]!, p[1]!, p[2]!, p[3]!, x);
+  if (kind === BELL) return p[3]! / (1 + power(Math.abs((x - p[0]!) / p[1]!), 2 * p[2]!));
+  if (kind === GAUSSIAN) {
+    const d = x - p[0]!;
+    return p[2]! * Math.exp(-(d * d) / (2 * p[1]! * p[1]!));
+  }
+  return curvedDegree(kind, p, x);
+}
+
+/** termDegree of the other kinds. */
+function curvedDegree(kind: number, p: Float64Array, x: number): number {
   switch (kind) {
-    case TRAPEZOID:
-      return p[4]! * trapezoidDegree(p[0]!, p[1]!, p[2]!, p[3]!, x);
-    case GAUSSIAN: {
-      const d = x - p[0]!;
-      return p[2]! * Math.exp(-(d * d) / (2 * p[1]! * p[1]!));
-    }
     case GAUSSIAN_PRODUCT: {
       const a = x < p[0]! ? Math.exp(-((x - p[0]!) ** 2) / (2 * p[1]! * p[1]!)) : 1;
       const b = x > p[2]! ? Math.exp(-((x - p[2]!) ** 2) / (2 * p[3]! * p[3]!)) : 1;
       return p[4]! * a * b;
     }
-    case BELL:
-      return p[3]! / (1 + Math.abs((x - p[0]!) / p[1]!) ** (2 * p[2]!));
     case SIGMOID:
       return p[2]! / (1 + Math.exp(-p[1]! * (x - p[0]!)));
     case SIGMOID_DIFFERENCE:

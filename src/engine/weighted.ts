@@ -4,7 +4,7 @@
 // monotonic term's Tsukamoto value (the x where it reaches w). With aggregation `none` every
 // activation counts on its own; with an s-norm, the activations of one term are first combined.
 
-import { conclusionDegree, concludingPairs, type ActivationLayout } from './activation.js';
+import { ALL_OF_MIN, ALL_OF_PRODUCT, conclusionDegree, concludingPairs, flatDegree, type ActivationLayout } from './activation.js';
 import { sNorm } from './norms.js';
 import { tsukamoto } from './terms.js';
 import type { Polygon, TermDefinition } from './types.js';
@@ -125,8 +125,57 @@ export function weighted(plan: WeightedPlan, activation: ActivationLayout, stren
       total += w;
     }
   }
+  return weightedResult(plan, sum, total);
+}
+
+/** Σwz / Σw (or Σwz); NaN when no activation reached the output. */
+function weightedResult(plan: WeightedPlan, sum: number, total: number): number {
   if (!(total > 0)) return NaN;
   return plan.average ? sum / total : sum;
+}
+
+/**
+ * The Takagi–Sugeno fast path, for the form ANFIS models have: one output, weighed with
+ * aggregation `none` over constant and linear terms; every rule an AND of input sets (or one set)
+ * concluding one term without hedges. Each rule is fired and weighed in one pass, without the
+ * strengths, inferred degrees and pairs of the stage-by-stage path; it adds the same products in
+ * the same order as activate() and weighted() do, so its results are the same to the bit.
+ */
+export interface SugenoPlan {
+  readonly output: WeightedPlan;
+  /** per rule: the term it concludes, as an index within the output */
+  readonly ruleTerm: Int32Array;
+}
+
+/** The fast path's plan, or undefined when the program is not of its form. */
+export function planSugeno(plans: ReadonlyArray<WeightedPlan | unknown>, activation: ActivationLayout): SugenoPlan | undefined {
+  if (plans.length !== 1) return undefined;
+  const output = plans[0] as WeightedPlan;
+  const { conditionKind, conclusionStart, conclusionHedges, conclusionSets } = activation;
+  const rules = conditionKind.length;
+  const ofForm =
+    output.aggregation < 0 &&
+    !output.valueKind.includes(TSUKAMOTO_VALUE) &&
+    conditionKind.every((kind) => kind === ALL_OF_MIN || kind === ALL_OF_PRODUCT) &&
+    conclusionStart.every((start, r) => r === start) &&
+    conclusionHedges.every((hedges) => hedges === 0);
+  if (!ofForm) return undefined;
+  return { output, ruleTerm: Int32Array.from(conclusionSets.subarray(0, rules), (set) => set - output.firstSet) };
+}
+
+/** The output's crisp value by the fast path: NaN when no rule reaches it (or a linear term needs a missing input). */
+export function weighSugeno(plan: SugenoPlan, activation: ActivationLayout, degrees: Float64Array, values: Float64Array): number {
+  const { output, ruleTerm } = plan;
+  const { conditionKind, literals, literalStart, weights, threshold } = activation;
+  let sum = 0;
+  let total = 0;
+  for (let r = 0; r < ruleTerm.length; r++) {
+    const w = flatDegree(conditionKind[r]!, literals, literalStart[r]!, literalStart[r + 1]!, degrees) * weights[r]!;
+    if (!(w >= threshold)) continue;
+    sum += w * termValue(output, ruleTerm[r]!, w, values);
+    total += w;
+  }
+  return weightedResult(output, sum, total);
 }
 
 /** The trace of a weighted output: each reached term as a bar at its value, and [crisp, Σw²/2Σw]. */
@@ -156,9 +205,8 @@ export function weightedTrace(
     squares += (w * w) / 2;
     total += w;
   }
-  const combined: Polygon = bars
-    .map(({ polygon }) => polygon)
-    .sort((p, q) => p[0]![0] - q[0]![0])
-    .flat();
+  // the bars left to right; a loop, as Array.prototype.flat took most of a traced evaluation's time
+  const combined: Polygon = [];
+  for (const { polygon } of [...bars].sort((p, q) => p.polygon[0]![0] - q.polygon[0]![0])) combined.push(...polygon);
   return { bars, combined, heightCentroid: total > 0 ? squares / total : 0 };
 }
