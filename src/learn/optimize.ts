@@ -72,9 +72,10 @@ export type OptimizeResult =
 
 /** Nearest neighbours in input space each estimate looks at. */
 const NEIGHBOURS = 64;
-const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, weight: 0.25 };
-const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, weight: 0.5 };
-const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, weight: 0.02 };
+/** Step sizes per move: `tilt` turns a linear term as far at its input's ends as `shift` moves a set. */
+const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, tilt: 0.1, weight: 0.25 };
+const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, tilt: 0.4, weight: 0.5 };
+const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, tilt: 0.004, weight: 0.02 };
 /** The most evaluations the off-policy estimate uses (a seeded sample beyond). */
 const OFF_POLICY_MOST = 4000;
 /** compareAgents: the fewest evaluations it estimates from, and at how many its bandwidths are chosen (more only slows it). */
