@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentDefinition, Inputs, TermDefinition } from '../../src/engine/types.js';
 import { optimizeAgent } from '../../src/learn/index.js';
 import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
+import { autopilotPlayer, play, staticPlayer, type ArenaWorld } from './arena.js';
 import { explorePlaying, meanOutcome, type World } from './worlds.js';
 
 const uniform = (random: Random, min: number, max: number) => min + (max - min) * random();
@@ -143,4 +144,46 @@ describe('optimizing terms named by their kind', () => {
       expect(after!, `seed ${seed}`).toBeLessThan(0.7 * before!);
     }
   }, 120_000);
+});
+
+/**
+ * The Takagi–Sugeno plane through the service: an app only evaluates and posts its score (the
+ * negated squared miss) as feedback. Three inputs, so that autopilot keeps tuning the agent's own
+ * numbers for the first 675 evaluations rather than proposing a table agent (src/learn/cells.ts).
+ */
+const planeArena: ArenaWorld = {
+  name: 'Takagi–Sugeno plane',
+  metric: 'score',
+  agent: {
+    inputs: { x: { all: [0, 0, 10, 10] }, y: { all: [0, 0, 10, 10] }, w: { all: [0, 0, 10, 10] } },
+    outputs: { z: { plane: { type: 'linear', coefficients: { x: 1, y: 0, w: 0.5 }, constant: 15 } } },
+    rules: ['IF x IS all AND y IS all AND w IS all THEN z IS plane'],
+    operators: { ranges: { z: [0, 40] } },
+    performance: { score: 'maximize' },
+  },
+  situation: (random) => ({ x: uniform(random, 0, 10), y: uniform(random, 0, 10), w: uniform(random, 0, 10) }),
+  expected: (situation, { z }) => -((z! - bestAnswer(situation)) ** 2),
+  noise: (random) => gaussian(random),
+};
+
+describe('autopilot on terms named by their kind', () => {
+  it('proposes, tries and adopts versions whose linear coefficients moved, and they lose less', async () => {
+    const player = await autopilotPlayer(planeArena, 1);
+    const fixed = await play(planeArena, staticPlayer(planeArena), 500, 1);
+    const learnt = await play(planeArena, player, 500, 1);
+    await player.service.idle();
+    const { body: state } = await player.call('GET', `agent/${player.agentID}/autopilot`);
+    const { body: agent } = await player.call('GET', `agent/${player.agentID}`);
+    const { body: versions } = await player.call('GET', `agent/${player.agentID}/version`);
+    await player.close();
+    const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted');
+    expect(adopted.length).toBeGreaterThan(0);
+    expect(versions.find((version: { id: string }) => version.id === agent.latestVersion).origin).toBe('autopilot');
+    // the latest version is the agent's own structure with other numbers: a plane that moved
+    expect(agent.rules).toEqual(planeArena.agent.rules);
+    const term = agent.outputs.z.plane as Extract<TermDefinition, { type: 'linear' }>;
+    expect(term.type).toBe('linear');
+    expect(term.coefficients).not.toEqual({ x: 1, y: 0, w: 0.5 });
+    expect(learnt.final, `${JSON.stringify(term)}: ${learnt.final} against ${fixed.final}`).toBeGreaterThan(fixed.final + 0.3 * Math.abs(fixed.final));
+  }, 300_000);
 });
