@@ -7,31 +7,9 @@ import type { AgentDefinition, Inputs, TermDefinition } from '../../src/engine/t
 import { optimizeAgent } from '../../src/learn/index.js';
 import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
 import { autopilotPlayer, play, staticPlayer, type ArenaWorld } from './arena.js';
-import { explorePlaying, meanOutcome, type World } from './worlds.js';
+import { bestAnswer, explorePlaying, gaussianCooling, meanOutcome, plane } from './worlds.js';
 
 const uniform = (random: Random, min: number, max: number) => min + (max - min) * random();
-
-/** The best answer of the Takagi–Sugeno world: a plane in x and y with a bend in x, which no plane follows exactly. */
-const bestAnswer = ({ x, y }: Inputs) => 2 * x! - y! + 15 + 0.08 * (x! - 5) ** 2;
-
-/**
- * A world whose loss is the squared distance of the answer from bestAnswer: the plane that loses
- * least is the least-squares plane of the best answers over the situations. The agent's plane
- * starts with the wrong tilts and height.
- */
-const plane: World = {
-  name: 'plane',
-  metric: 'loss',
-  goal: 'minimize',
-  agent: {
-    inputs: { x: { all: [0, 0, 10, 10] }, y: { all: [0, 0, 10, 10] } },
-    outputs: { z: { plane: { type: 'linear', coefficients: { x: 1, y: 0 }, constant: 18 } } },
-    rules: ['IF x IS all AND y IS all THEN z IS plane'],
-    operators: { ranges: { z: [0, 40] } },
-  },
-  situation: (random) => ({ x: uniform(random, 0, 10), y: uniform(random, 0, 10) }),
-  outcome: (situation, { z }, random) => (z! - bestAnswer(situation)) ** 2 + gaussian(random),
-};
 
 /** The least-squares plane [constant, x, y] of the best answers at these situations, by the normal equations. */
 function leastSquaresPlane(situations: readonly Inputs[]): [number, number, number] {
@@ -58,26 +36,6 @@ function leastSquaresPlane(situations: readonly Inputs[]): [number, number, numb
 const planeOf = (definition: AgentDefinition): [number, number, number] => {
   const term = definition.outputs.z!.plane as Extract<TermDefinition, { type: 'linear' }>;
   return [term.constant ?? 0, term.coefficients.x!, term.coefficients.y!];
-};
-
-/**
- * Cooling a server room by its load: 2 fans are right below 70% load, 8 from there on. The agent's
- * input sets are Gaussians, and "heavy" is centred at 45% where the hand-over should be about 70%.
- */
-const gaussianCooling: World = {
-  name: 'Gaussian cooling',
-  metric: 'loss',
-  goal: 'minimize',
-  agent: {
-    inputs: {
-      load: { light: { type: 'gaussian', mean: 0, standardDeviation: 25 }, heavy: { type: 'gaussian', mean: 45, standardDeviation: 15 } },
-    },
-    outputs: { fans: { few: [0, 2, 4], many: [6, 8, 10] } },
-    rules: ['IF load IS light THEN fans IS few', 'IF load IS heavy THEN fans IS many'],
-    operators: { ranges: { load: [0, 100] } },
-  },
-  situation: (random) => ({ load: uniform(random, 0, 100) }),
-  outcome: ({ load }, { fans }, random) => (fans! - (load! < 70 ? 2 : 8)) ** 2 + gaussian(random),
 };
 
 describe('optimizing terms named by their kind', () => {
