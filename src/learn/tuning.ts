@@ -25,6 +25,9 @@ export type Move =
   /** a rule's weight plus delta, kept in [0.1, 1]: weakened, never switched off */
   | { readonly kind: 'weight'; readonly rule: number };
 
+/** A move of one set's numbers. */
+type SetMove = Exclude<Move, { kind: 'weight' }>;
+
 /** One number that moved between the agent given and the agent proposed. */
 export type Change =
   | {
@@ -89,6 +92,12 @@ const roundTo = (value: number, quantum: number): number => Number((Math.round(v
 /** A set keeps at least 2% of its variable's range in width, or its own width if narrower (and at most the range, or its own if wider). */
 function keepsWidth(width: number, initialWidth: number, range: number, widest = Infinity): boolean {
   return width >= Math.min(initialWidth, MIN_WIDTH * range) && width <= Math.max(initialWidth, widest);
+}
+
+/** A position moved to `target`, rounded and kept inside the universe; one at or beyond the universe's ends stays put. */
+function placed(position: number, target: number, bounds: VariableBounds): number {
+  if (!(position > bounds.min && position < bounds.max)) return position;
+  return Math.min(bounds.max, Math.max(bounds.min, roundTo(target, bounds.quantum)));
 }
 
 /** Whether `values` are in the order `initial` were: each pair as before, below, equal or above. */
@@ -202,12 +211,11 @@ export class Tuning {
   }
 
   /** An array's free points moved: ordered, inside the range, wide enough, a slope falling or rising as before. */
-  #movePoints(points: SetDefinition, initial: SetDefinition, move: Move, delta: number, bounds: VariableBounds): SetDefinition | undefined {
+  #movePoints(points: SetDefinition, initial: SetDefinition, move: SetMove, delta: number, bounds: VariableBounds): SetDefinition | undefined {
     const middle = mean(points); // what `spread` scales the free points away from
     const moved = points.map((p) => {
-      if (p <= bounds.min || p >= bounds.max || move.kind === 'tilt') return p;
-      const target = move.kind === 'shift' ? p + delta * (bounds.max - bounds.min) : middle + (p - middle) * (1 + delta);
-      return Math.min(bounds.max, Math.max(bounds.min, roundTo(target, bounds.quantum)));
+      if (move.kind === 'tilt') return p;
+      return placed(p, move.kind === 'shift' ? p + delta * (bounds.max - bounds.min) : middle + (p - middle) * (1 + delta), bounds);
     });
     if (moved.every((p, i) => p === points[i])) return undefined;
     if (moved.some((p, i) => i > 0 && p < moved[i - 1]!)) return undefined;
@@ -217,7 +225,7 @@ export class Tuning {
   }
 
   /** A term's numbers moved by their roles (parameters.ts), or undefined when the term would be invalid or mean something else. */
-  #moveTerm(term: TermDefinition, initialTerm: TermDefinition, move: Move, delta: number, bounds: VariableBounds): TermDefinition | undefined {
+  #moveTerm(term: TermDefinition, initialTerm: TermDefinition, move: SetMove, delta: number, bounds: VariableBounds): TermDefinition | undefined {
     const parameters = termParameters(term);
     const initial = termParameters(initialTerm).map((p) => p.value);
     const range = bounds.max - bounds.min;
@@ -228,14 +236,12 @@ export class Tuning {
     const values = parameters.map(({ role, value }) => {
       if (move.kind === 'shift') {
         if (role === 'intercept') return roundTo(value + delta * range, bounds.quantum);
-        if (role !== 'position' || !(value > bounds.min && value < bounds.max)) return value;
-        return Math.min(bounds.max, Math.max(bounds.min, roundTo(value + delta * range, bounds.quantum)));
+        return role === 'position' ? placed(value, value + delta * range, bounds) : value;
       }
       if (move.kind === 'spread') {
         if (role === 'width') return roundTo(value * factor, bounds.quantum);
         if (role === 'steepness') return roundTo(value / factor, quantumOf(1 / range));
-        if (role !== 'position' || !(value > bounds.min && value < bounds.max)) return value;
-        return Math.min(bounds.max, Math.max(bounds.min, roundTo(middle + (value - middle) * factor, bounds.quantum)));
+        return role === 'position' ? placed(value, middle + (value - middle) * factor, bounds) : value;
       }
       return value;
     });
@@ -259,7 +265,7 @@ export class Tuning {
     if (!keepsOrder(now, was)) return undefined;
     if (positions.length >= 2 && !keepsWidth(Math.max(...now) - Math.min(...now), Math.max(...was) - Math.min(...was), range)) return undefined;
     const moved = withParameters(term, values);
-    return termProblem(moved, move.kind !== 'weight' && move.side === 'outputs', Object.keys(this.#definition.inputs)) === undefined ? moved : undefined;
+    return termProblem(moved, move.side === 'outputs', Object.keys(this.#definition.inputs)) === undefined ? moved : undefined;
   }
 
   /** The agent with these numbers; a rule whose weight did not move keeps its text exactly. */

@@ -132,101 +132,104 @@ describe('tuning terms named by their kind', () => {
   it('keeps thousands of random proposals over random agents with every term kind valid, finite and meaning the same', () => {
     const kindsSeen = new Set<string>();
     let proposals = 0;
-    for (let seed = 1; seed <= 24; seed++) {
+    for (let seed = 1; seed <= 12; seed++) {
       const agent = randomAgent(seed);
       const tuning = new Tuning(agent);
       const moves = tuning.moves(['outputs', 'inputs']);
       expect(moves.some((move) => move.kind === 'tilt')).toBe(true);
       const original = compileAgent(agent);
       const [low, high] = original.inputs.b!.range;
-      const situations = Array.from({ length: 5 }, (_, i) => ({ a: (i * 10) / 4, b: low + ((high - low) * ((i * 3) % 5)) / 4 }));
+      const situations = Array.from({ length: 4 }, (_, i) => ({ a: (i * 10) / 3, b: low + ((high - low) * ((i * 2) % 4)) / 3 }));
       fc.assert(
-        fc.property(fc.array(fc.tuple(fc.nat(moves.length - 1), fc.double({ min: -0.4, max: 0.4, noNaN: true })), { minLength: 5, maxLength: 15 }), (steps) => {
-          let numbers: Numbers = tuning.initial;
-          for (const [which, delta] of steps) {
-            const next = tuning.apply(numbers, moves[which]!, delta);
-            if (!next) continue;
-            // every proposal is valid: the schema and the engine's validation accept it
-            const proposal = tuning.definitionOf(next);
-            expect(agentBodySchema.safeParse(proposal).error?.issues ?? []).toEqual([]);
-            expect(validateAgent(proposal).issues).toEqual([]);
-            proposals++;
-            numbers = next;
-          }
-          const definition = tuning.definitionOf(numbers);
-          const compiled = compileAgent(definition);
-          for (const input of situations) {
-            for (const [name, value] of Object.entries(evaluate(compiled, input).crisp))
-              expect(value, `${name} at ${JSON.stringify(input)} of ${JSON.stringify(definition)}`).toSatisfy(Number.isFinite);
-          }
-          for (const side of ['inputs', 'outputs'] as const) {
-            for (const [variable, sets] of Object.entries(agent[side])) {
-              // the universe never changes
-              expect(compiled[side][variable]!.range).toEqual(original[side][variable]!.range);
-              for (const [set, given] of Object.entries(sets)) {
-                const term = given as TermDefinition;
-                const now = definition[side][variable]![set] as TermDefinition;
-                kindsSeen.add(term.type);
-                // the same kind with the same members; what is never tuned stays
-                expect(now.type).toBe(term.type);
-                expect(flatten(now).map(([name]) => name)).toEqual(
-                  flatten(term)
-                    .map(([name]) => name)
-                    .concat(term.type === 'linear' && term.constant === undefined && 'constant' in now ? ['constant'] : []),
-                );
-                if ('height' in term) expect((now as { height?: number }).height).toBe(term.height);
-                if (term.type === 'bell') expect((now as typeof term).slope).toBe(term.slope);
-                if (term.type === 'discrete') expect((now as typeof term).points.map(([, y]) => y)).toEqual(term.points.map(([, y]) => y));
-                // which side rises, falls or is 1 stays
-                if (term.type === 'ramp' || term.type === 'sShape' || term.type === 'zShape') {
-                  const moved = now as typeof term;
-                  expect(Math.sign(moved.end - moved.start)).toBe(Math.sign(term.end - term.start));
-                }
-                if (term.type === 'concave')
-                  expect(Math.sign((now as typeof term).end - (now as typeof term).inflection)).toBe(Math.sign(term.end - term.inflection));
-                if (term.type === 'binary')
-                  expect(Math.sign((now as typeof term).direction - (now as typeof term).start)).toBe(Math.sign(term.direction - term.start));
-                if (term.type === 'sigmoid') expect(Math.sign((now as typeof term).slope)).toBe(Math.sign(term.slope));
-                if (term.type === 'sigmoidDifference' || term.type === 'sigmoidProduct') {
-                  expect(Math.sign((now as typeof term).rising)).toBe(Math.sign(term.rising));
-                  expect(Math.sign((now as typeof term).falling)).toBe(Math.sign(term.falling));
+        fc.property(
+          fc.array(fc.tuple(fc.nat(moves.length - 1), fc.double({ min: -0.4, max: 0.4, noNaN: true })), { minLength: 10, maxLength: 30 }),
+          (steps) => {
+            let numbers: Numbers = tuning.initial;
+            for (const [which, delta] of steps) {
+              const next = tuning.apply(numbers, moves[which]!, delta);
+              if (!next) continue;
+              // every proposal is valid: the schema and the engine's validation accept it
+              const proposal = tuning.definitionOf(next);
+              expect(agentBodySchema.safeParse(proposal).error?.issues ?? []).toEqual([]);
+              expect(validateAgent(proposal).issues).toEqual([]);
+              proposals++;
+              numbers = next;
+            }
+            const definition = tuning.definitionOf(numbers);
+            const compiled = compileAgent(definition);
+            for (const input of situations) {
+              for (const [name, value] of Object.entries(evaluate(compiled, input).crisp))
+                expect(value, `${name} at ${JSON.stringify(input)} of ${JSON.stringify(definition)}`).toSatisfy(Number.isFinite);
+            }
+            for (const side of ['inputs', 'outputs'] as const) {
+              for (const [variable, sets] of Object.entries(agent[side])) {
+                // the universe never changes
+                expect(compiled[side][variable]!.range).toEqual(original[side][variable]!.range);
+                for (const [set, given] of Object.entries(sets)) {
+                  const term = given as TermDefinition;
+                  const now = definition[side][variable]![set] as TermDefinition;
+                  kindsSeen.add(term.type);
+                  // the same kind with the same members; what is never tuned stays
+                  expect(now.type).toBe(term.type);
+                  expect(flatten(now).map(([name]) => name)).toEqual(
+                    flatten(term)
+                      .map(([name]) => name)
+                      .concat(term.type === 'linear' && term.constant === undefined && 'constant' in now ? ['constant'] : []),
+                  );
+                  if ('height' in term) expect((now as { height?: number }).height).toBe(term.height);
+                  if (term.type === 'bell') expect((now as typeof term).slope).toBe(term.slope);
+                  if (term.type === 'discrete') expect((now as typeof term).points.map(([, y]) => y)).toEqual(term.points.map(([, y]) => y));
+                  // which side rises, falls or is 1 stays
+                  if (term.type === 'ramp' || term.type === 'sShape' || term.type === 'zShape') {
+                    const moved = now as typeof term;
+                    expect(Math.sign(moved.end - moved.start)).toBe(Math.sign(term.end - term.start));
+                  }
+                  if (term.type === 'concave')
+                    expect(Math.sign((now as typeof term).end - (now as typeof term).inflection)).toBe(Math.sign(term.end - term.inflection));
+                  if (term.type === 'binary')
+                    expect(Math.sign((now as typeof term).direction - (now as typeof term).start)).toBe(Math.sign(term.direction - term.start));
+                  if (term.type === 'sigmoid') expect(Math.sign((now as typeof term).slope)).toBe(Math.sign(term.slope));
+                  if (term.type === 'sigmoidDifference' || term.type === 'sigmoidProduct') {
+                    expect(Math.sign((now as typeof term).rising)).toBe(Math.sign(term.rising));
+                    expect(Math.sign((now as typeof term).falling)).toBe(Math.sign(term.falling));
+                  }
                 }
               }
             }
-          }
-          // the changes are every number that differs, in the agent's order, and only those
-          const expected: string[] = [];
-          for (const side of ['inputs', 'outputs'] as const) {
-            for (const [variable, sets] of Object.entries(agent[side])) {
-              for (const [set, given] of Object.entries(sets)) {
-                const after = new Map(flatten(definition[side][variable]![set] as TermDefinition));
-                for (const [name, from] of flatten(given as TermDefinition)) if (after.get(name) !== from) expected.push(`${variable}.${set}.${name}`);
-                if (!flatten(given as TermDefinition).some(([name]) => name === 'constant') && (after.get('constant') ?? 0) !== 0)
-                  expected.push(`${variable}.${set}.constant`);
+            // the changes are every number that differs, in the agent's order, and only those
+            const expected: string[] = [];
+            for (const side of ['inputs', 'outputs'] as const) {
+              for (const [variable, sets] of Object.entries(agent[side])) {
+                for (const [set, given] of Object.entries(sets)) {
+                  const after = new Map(flatten(definition[side][variable]![set] as TermDefinition));
+                  for (const [name, from] of flatten(given as TermDefinition)) if (after.get(name) !== from) expected.push(`${variable}.${set}.${name}`);
+                  if (!flatten(given as TermDefinition).some(([name]) => name === 'constant') && (after.get('constant') ?? 0) !== 0)
+                    expected.push(`${variable}.${set}.constant`);
+                }
               }
             }
-          }
-          const named = (change: Change) => {
-            if (change.kind !== 'term') return `${change.kind}`;
-            const member =
-              change.input !== undefined ? `coefficients.${change.input}` : change.point !== undefined ? `points.${change.point}.0` : change.parameter;
-            return `${change.variable}.${change.set}.${member}`;
-          };
-          expect(
-            tuning
-              .changes(numbers)
-              .filter((change) => change.kind === 'term')
-              .map(named)
-              .sort(),
-          ).toEqual(expected.sort());
-        }),
-        { numRuns: 40, seed },
+            const named = (change: Change) => {
+              if (change.kind !== 'term') return `${change.kind}`;
+              const member =
+                change.input !== undefined ? `coefficients.${change.input}` : change.point !== undefined ? `points.${change.point}.0` : change.parameter;
+              return `${change.variable}.${change.set}.${member}`;
+            };
+            expect(
+              tuning
+                .changes(numbers)
+                .filter((change) => change.kind === 'term')
+                .map(named)
+                .sort(),
+            ).toEqual(expected.sort());
+          },
+        ),
+        { numRuns: 50, seed },
       );
     }
     // every kind was drawn and thousands of moves were proposals (the rest were refused)
     expect([...kindsSeen].sort()).toEqual([...TERM_KINDS].sort());
     expect(proposals).toBeGreaterThan(2000);
-  });
+  }, 120_000);
 
   it('moves each kind by its roles: a shift moves positions, a spread widths and steepness, a tilt turns a linear term about its input’s middle', () => {
     const agent: AgentDefinition = {
