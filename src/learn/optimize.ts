@@ -72,7 +72,7 @@ export type OptimizeResult =
 
 /** Nearest neighbours in input space each estimate looks at. */
 const NEIGHBOURS = 64;
-/** Step sizes per move: `tilt` turns a linear term as far at its input's ends as `shift` moves a set. */
+/** Step sizes per move: a `tilt` moves a linear term at its input's ends half as far as a `shift` of the same step moves it everywhere. */
 const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, tilt: 0.1, weight: 0.25 };
 const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, tilt: 0.4, weight: 0.5 };
 const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, tilt: 0.004, weight: 0.02 };
