@@ -328,3 +328,12 @@ export function changedNumber(change: Change): string {
 export function describeChange(change: Change, show: (value: number) => string = String): string {
   return `${changedNumber(change)} ${show(change.from)} → ${show(change.to)}`;
 }
+
+/** The most changes a version's evidence lists in words: a few kilobytes, far below what evidence may hold. */
+const MOST_CHANGES_IN_WORDS = 50;
+
+/** Each change in words (describeChange), the first 50 of them, and how many more when there are more: what a version's evidence keeps. */
+export function changesInWords(changes: readonly Change[]): string[] {
+  const words = changes.slice(0, MOST_CHANGES_IN_WORDS).map((change) => describeChange(change));
+  return changes.length > MOST_CHANGES_IN_WORDS ? [...words, `and ${changes.length - MOST_CHANGES_IN_WORDS} more`] : words;
+}

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../../src/engine/types.js';
 import { seededRandom } from '../../src/learn/random.js';
+import { describeChange, type Change } from '../../src/learn/tuning.js';
 import { optimizeResultSchema } from '../../src/schema/optimize.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
 import { cooling, gaussianCooling, irrigation, lemonade, type World } from './worlds.js';
@@ -202,6 +203,11 @@ describe('POST /agent/:id/optimize', () => {
       expect(agent[change.side][change.variable][change.set][change.parameter]).toBe(change.from);
       expect(now[change.side][change.variable][change.set][change.parameter]).toBe(change.to);
     }
+    // the version's evidence says each change in words
+    const report = (await t.call('GET', `agent/${id}/performance`, { key })).body;
+    const evidence = report.versions.find((version: { id: string }) => version.id === body.versionID).evidence;
+    expect(evidence.changes).toEqual(body.changes.map((change: Change) => describeChange(change)));
+    expect(evidence.changes).toContain(`load: gaussian "heavy" mean 45 → ${now.inputs.load.heavy.mean}`);
   });
 
   it('moves input sets only when asked to', async () => {

@@ -8,7 +8,7 @@ import { compileAgent, evaluate, TERM_KINDS } from '../../src/engine/index.js';
 import type { AgentDefinition, TermDefinition, TermKind } from '../../src/engine/types.js';
 import { validateAgent } from '../../src/engine/validate.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { changedNumber, describeChange, Tuning, type Change, type Numbers } from '../../src/learn/tuning.js';
+import { changedNumber, changesInWords, describeChange, Tuning, type Change, type Numbers } from '../../src/learn/tuning.js';
 import { agentBodySchema } from '../../src/schema/agent.js';
 
 /** Tsukamoto's kinds but the sigmoid, which only reaches 1 at infinity: a rule firing fully answers ±Infinity, tuned or not. */
@@ -286,6 +286,10 @@ describe('tuning terms named by their kind', () => {
     ]);
     expect(changedNumber({ kind: 'set', side: 'outputs', variable: 'price', set: 'high', point: 0, from: 0.5, to: 1 })).toBe('price: set "high" point 1');
     expect(describeChange({ kind: 'weight', rule: 2, from: 1, to: 0.75 })).toBe('rule 3: weight 1 → 0.75');
+    // a version's evidence keeps the first 50 in words, and how many more
+    const many = Array.from({ length: 53 }, (_, rule) => ({ kind: 'weight' as const, rule, from: 1, to: 0.5 }));
+    expect(changesInWords(many.slice(0, 50))).toHaveLength(50);
+    expect(changesInWords(many)).toEqual([...many.slice(0, 50).map((change) => describeChange(change)), 'and 3 more']);
   });
 
   it('keeps a term at the end of an undeclared universe where it is, so the universe stays', () => {
