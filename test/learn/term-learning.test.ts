@@ -49,7 +49,7 @@ describe('optimizing terms named by their kind', () => {
       for (const exploration of [0.1, 0.05]) {
         const log = explorePlaying(plane, agent, 2000, exploration, random);
         situations.push(...log.map((entry) => entry.input));
-        const result = await optimizeAgent(agent, log, { goal: 'minimize', seed });
+        const result = await optimizeAgent(agent, log, { goal: 'minimize', seed, estimationPoints: 1000 });
         if (result.status !== 'optimized') throw new Error(result.message);
         expect(result.changes.every((change) => change.kind !== 'set')).toBe(true);
         agent = result.definition;
