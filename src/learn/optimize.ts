@@ -1,4 +1,4 @@
-import { compileAgent, evaluateBatch } from '../engine/index.js';
+import { AgentValidationError, compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs, SetDefinition } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
@@ -137,7 +137,7 @@ export async function optimizeAgent(
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
   const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
-  const layout = perInput > 0 ? cellLayout(definition, perInput) : undefined;
+  const layout = perInput > 0 ? tableLayout(definition, perInput) : undefined;
   const pause = timeSlices(yieldControl, sliceMs);
   const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
@@ -483,6 +483,22 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
     }),
   );
   return { definition, changes };
+}
+
+/**
+ * The cells of a table agent for `definition`, or undefined when its table would not be a valid
+ * agent: a table answers with triangles, which an output weighed rather than integrated
+ * (Takagi–Sugeno, Tsukamoto) cannot hold. Then the agent's own numbers are tuned.
+ */
+function tableLayout(definition: AgentDefinition, perInput: number): CellLayout | undefined {
+  const layout = cellLayout(definition, perInput);
+  try {
+    compileAgent(tableAgent(definition, layout, valuesAtCentres(definition, layout)));
+    return layout;
+  } catch (error) {
+    if (error instanceof AgentValidationError) return undefined;
+    throw error;
+  }
 }
 
 /** The answers of an agent that is already this layout's table (its rules and cell sets), else undefined. */

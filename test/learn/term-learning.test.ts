@@ -7,7 +7,7 @@ import type { AgentDefinition, Inputs, TermDefinition } from '../../src/engine/t
 import { optimizeAgent } from '../../src/learn/index.js';
 import { gaussian, seededRandom, type Random } from '../../src/learn/random.js';
 import { autopilotPlayer, play, staticPlayer, type ArenaWorld } from './arena.js';
-import { bestAnswer, explorePlaying, gaussianCooling, meanOutcome, plane } from './worlds.js';
+import { bestAnswer, explorePlaying, gaussianCooling, meanOutcome, plane, type World } from './worlds.js';
 
 const uniform = (random: Random, min: number, max: number) => min + (max - min) * random();
 
@@ -144,4 +144,26 @@ describe('autopilot on terms named by their kind', () => {
     expect(term.coefficients).not.toEqual({ x: 1, y: 0, w: 0.5 });
     expect(learnt.final, `${JSON.stringify(term)}: ${learnt.final} against ${fixed.final}`).toBeGreaterThan(fixed.final + 0.3 * Math.abs(fixed.final));
   }, 300_000);
+});
+
+describe('structure with terms named by their kind', () => {
+  it('tunes a Takagi–Sugeno agent’s own numbers where a table agent (triangles) could not answer for its weighed output', async () => {
+    const oneInput: World = {
+      ...plane,
+      agent: {
+        inputs: { x: { all: [0, 0, 10, 10] } },
+        outputs: { z: { plane: { type: 'linear', coefficients: { x: 1 }, constant: 18 } } },
+        rules: ['IF x IS all THEN z IS plane'],
+        operators: { ranges: { z: [0, 40] } },
+      },
+      situation: (random) => ({ x: 10 * random() }),
+      outcome: ({ x }, answer, random) => plane.outcome({ x: x!, y: 5 }, answer, random),
+    };
+    const log = explorePlaying(oneInput, oneInput.agent, 400, 0.1, seededRandom(1));
+    const result = await optimizeAgent(oneInput.agent, log, { goal: 'minimize', seed: 1, structure: true });
+    if (result.status !== 'optimized') throw new Error(result.message);
+    expect(result.definition.rules).toEqual(oneInput.agent.rules);
+    expect(result.changes.some((change) => change.kind === 'term' && change.parameter === 'coefficients')).toBe(true);
+    expect(result.after).toBeLessThan(result.before);
+  });
 });
