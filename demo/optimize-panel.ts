@@ -8,6 +8,7 @@ import { FuzzyApiError } from '../src/client/index.js';
 import { compileAgent, evaluate, type CompiledAgent } from '../src/engine/index.js';
 import type { AgentDefinition, Inputs, Outputs } from '../src/engine/types.js';
 import type { Agent, OptimizeResult } from '../src/schema/index.js';
+import { changedNumber, describeChange as changeInWords } from '../src/learn/tuning.js';
 import { OPTIMIZE_PROGRESS } from '../src/sw/messages.js';
 import { formatNumber } from './draw.js';
 import type { DemoContext } from './main.js';
@@ -125,6 +126,9 @@ export function explainOptimization(answer: OptimizeResult, before: AgentDefinit
           : `so it still describes ${variable} values around ${centreTo}, ${widened ? `over a ${widened} span` : 'with a new shape'}`;
     sentences.push(`The ${side === 'outputs' ? 'output' : 'input'} set “${set}” of ${variable} ${list(parts) || 'changed shape'}: ${meaning}.`);
   }
+  // a set named by its kind: each number that moved, in words
+  const terms = answer.changes.filter((change) => change.kind === 'term');
+  if (terms.length > 0) sentences.push(`These numbers moved: ${list(terms.map((change) => changeInWords(change, formatNumber)))}.`);
   for (const change of answer.changes) {
     if (change.kind !== 'weight') continue;
     const ratio = change.to / change.from;
@@ -147,7 +151,8 @@ export function explainOptimization(answer: OptimizeResult, before: AgentDefinit
 function describeChange(change: OptimizeResult['changes'][number], agent: Agent): string {
   if (change.kind === 'weight') return `rule ${change.rule + 1} (“${agent.rules[change.rule]}”): weight`;
   const side = change.side === 'inputs' ? 'input' : 'output';
-  return `${side} ${change.variable} · ${change.set} · point ${change.point + 1}`;
+  if (change.kind === 'set') return `${side} ${change.variable} · ${change.set} · point ${change.point + 1}`;
+  return `${side} ${changedNumber(change)}`;
 }
 
 const mean = (points: readonly number[]) => points.reduce((sum, point) => sum + point, 0) / points.length;

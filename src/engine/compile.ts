@@ -53,7 +53,7 @@ function deepFreeze<T>(value: T): T {
  * The x where a set is fully true, midway: its order for INCREASES/DECREASES. A curved kind's is
  * the middle of its breakpoints; a Takagi–Sugeno term's its constant (a linear term's at 0 inputs).
  */
-function centre(set: SetDefinition | TermDefinition, universe: [number, number]): number {
+export function centre(set: SetDefinition | TermDefinition, universe: readonly [number, number]): number {
   if (!isPoints(set) && set.type === 'constant') return set.value;
   if (!isPoints(set) && set.type === 'linear') return set.constant ?? 0;
   const shape = shapeOf(set, universe);

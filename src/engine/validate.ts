@@ -163,6 +163,15 @@ function checkTerm(
 }
 
 /**
+ * What is wrong with one set given as a term object (what a 400 would say of it), or undefined:
+ * the same check validateAgent makes, for whoever changes a term's numbers (tuning).
+ */
+export function termProblem(term: TermDefinition, output: boolean, inputNames?: readonly string[]): string | undefined {
+  const issues: ValidationIssue[] = [];
+  return checkTerm(term as unknown as Record<string, unknown>, '', output, inputNames, issues) ? undefined : issues.map((issue) => issue.message).join('; ');
+}
+
+/**
  * A variable's range, max − min over all its points, must itself be a finite number: membership
  * divides by distances between points and the centroid is computed relative to the range.
  */

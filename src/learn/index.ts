@@ -1,7 +1,7 @@
 export { compareAgents, optimizeAgent } from './optimize.js';
 export type { Goal, OptimizeOptions, OptimizeResult, SearchProgress } from './optimize.js';
 export { loggedOf, rowsOf, type LogColumns, type LoggedEvaluation } from './dataset.js';
-export type { Change, Side } from './tuning.js';
+export { changedNumber, changesInWords, describeChange, type Change, type Side } from './tuning.js';
 export { explore, MAX_EXPLORATION } from './explore.js';
 export { seededRandom, type Random } from './random.js';
 export { NARROWEST_SPREAD, WIDEST_SPREAD, exploreTruncated, explorationDensity, type Spread } from './policy.js';

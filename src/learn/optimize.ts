@@ -1,4 +1,4 @@
-import { compileAgent, evaluateBatch } from '../engine/index.js';
+import { AgentValidationError, compileAgent, evaluateBatch } from '../engine/index.js';
 import type { AgentDefinition, Inputs, SetDefinition } from '../engine/types.js';
 import { cellLayout, cellsFiring, cellsPerInput, tableAgent, valuesAtCentres, type CellLayout } from './cells.js';
 import { columnsOf, datasetOf, normalise, rowsOf, type Dataset, type LogColumns, type LoggedEvaluation } from './dataset.js';
@@ -72,9 +72,10 @@ export type OptimizeResult =
 
 /** Nearest neighbours in input space each estimate looks at. */
 const NEIGHBOURS = 64;
-const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, weight: 0.25 };
-const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, weight: 0.5 };
-const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, weight: 0.02 };
+/** Step sizes per move: a `tilt` moves a linear term at its input's ends half as far as a `shift` of the same step moves it everywhere. */
+const START_STEP: Record<Move['kind'], number> = { shift: 0.1, spread: 0.25, tilt: 0.1, weight: 0.25 };
+const MAX_STEP: Record<Move['kind'], number> = { shift: 0.4, spread: 1, tilt: 0.4, weight: 0.5 };
+const MIN_STEP: Record<Move['kind'], number> = { shift: 0.004, spread: 0.02, tilt: 0.004, weight: 0.02 };
 /** The most evaluations the off-policy estimate uses (a seeded sample beyond). */
 const OFF_POLICY_MOST = 4000;
 /** compareAgents: the fewest evaluations it estimates from, and at how many its bandwidths are chosen (more only slows it). */
@@ -136,7 +137,7 @@ export async function optimizeAgent(
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
   const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
-  const layout = perInput > 0 ? cellLayout(definition, perInput) : undefined;
+  const layout = perInput > 0 ? tableLayout(definition, perInput) : undefined;
   const pause = timeSlices(yieldControl, sliceMs);
   const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
@@ -482,6 +483,22 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
     }),
   );
   return { definition, changes };
+}
+
+/**
+ * The cells of a table agent for `definition`, or undefined when its table would not be a valid
+ * agent: a table answers with triangles, which an output weighed rather than integrated
+ * (Takagi–Sugeno, Tsukamoto) cannot hold. Then the agent's own numbers are tuned.
+ */
+function tableLayout(definition: AgentDefinition, perInput: number): CellLayout | undefined {
+  const layout = cellLayout(definition, perInput);
+  try {
+    compileAgent(tableAgent(definition, layout, valuesAtCentres(definition, layout)));
+    return layout;
+  } catch (error) {
+    if (error instanceof AgentValidationError) return undefined;
+    throw error;
+  }
 }
 
 /** The answers of an agent that is already this layout's table (its rules and cell sets), else undefined. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TERM_KINDS } from '../engine/terms.js';
+import type { TermKind } from '../engine/types.js';
 import { agentBodySchema } from './agent.js';
 
 /** The body of POST /agent/:id/optimize. */
@@ -27,6 +29,22 @@ const change = z.discriminatedUnion('kind', [
     set: z.string(),
     /** index of the point within the set definition */
     point: z.number().int(),
+    from: z.number(),
+    to: z.number(),
+  }),
+  z.object({
+    kind: z.literal('term'),
+    side: z.enum(['inputs', 'outputs']),
+    variable: z.string(),
+    set: z.string(),
+    /** the set's kind, e.g. "gaussian" or "linear" */
+    type: z.enum(TERM_KINDS as [TermKind, ...TermKind[]]),
+    /** the member of the term that moved, e.g. "mean", "standardDeviation", "coefficients", "constant", "points" */
+    parameter: z.string(),
+    /** for a linear term's "coefficients": the input whose coefficient moved */
+    input: z.string().optional(),
+    /** for a discrete term's "points": the index of the [x, y] whose x moved */
+    point: z.number().int().optional(),
     from: z.number(),
     to: z.number(),
   }),

@@ -3,9 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../../src/engine/types.js';
 import { seededRandom } from '../../src/learn/random.js';
+import { describeChange, type Change } from '../../src/learn/tuning.js';
 import { optimizeResultSchema } from '../../src/schema/optimize.js';
 import { createTestService, tippingAgent, type TestService } from '../support/service.js';
-import { cooling, irrigation, lemonade, type World } from './worlds.js';
+import { cooling, gaussianCooling, irrigation, lemonade, type World } from './worlds.js';
 
 let t: TestService;
 afterEach(() => t?.close());
@@ -184,6 +185,29 @@ describe('POST /agent/:id/optimize', () => {
     expect((await t.call('POST', `agent/${small}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(61);
     expect((await t.call('POST', `agent/${large}/optimize`, { key, body: dryRun })).body.evaluationsUsed).toBe(300);
     expect((await t.call('POST', `agent/${theirs}/optimize`, { key: other, body: dryRun })).body.evaluationsUsed).toBe(100);
+  });
+
+  it('names each moved number of a term by its member, from its old value to its new one', async () => {
+    const key = await start();
+    const id = await createAgent(key, gaussianCooling.agent);
+    await playExplored(key, id, gaussianCooling, 150, seededRandom(4));
+    const agent = (await t.call('GET', `agent/${id}`, { key })).body;
+    const { status, body } = await t.call('POST', `agent/${id}/optimize`, { key, body: { metric: 'loss', goal: 'minimize', tuneInputs: true } });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(optimizeResultSchema.parse(body)).toEqual(body);
+    const now = (await t.call('GET', `agent/${id}`, { key })).body;
+    const terms = body.changes.filter((change: { kind: string }) => change.kind === 'term');
+    expect(terms.length).toBeGreaterThan(0);
+    for (const change of terms) {
+      expect(agent[change.side][change.variable][change.set].type).toBe(change.type);
+      expect(agent[change.side][change.variable][change.set][change.parameter]).toBe(change.from);
+      expect(now[change.side][change.variable][change.set][change.parameter]).toBe(change.to);
+    }
+    // the version's evidence says each change in words
+    const report = (await t.call('GET', `agent/${id}/performance`, { key })).body;
+    const evidence = report.versions.find((version: { id: string }) => version.id === body.versionID).evidence;
+    expect(evidence.changes).toEqual(body.changes.map((change: Change) => describeChange(change)));
+    expect(evidence.changes).toContain(`load: gaussian "heavy" mean 45 → ${now.inputs.load.heavy.mean}`);
   });
 
   it('moves input sets only when asked to', async () => {

@@ -95,6 +95,48 @@ export const cooling: World = {
   outcome: ({ load }, { fans }, random) => (fans! - (load! < 70 ? 2 : 8)) ** 2 + gaussian(random),
 };
 
+/** The best answer of the Takagi–Sugeno world: a plane in x and y with a bend in x, which no plane follows exactly. */
+export const bestAnswer = ({ x, y }: Inputs) => 2 * x! - y! + 15 + 0.08 * (x! - 5) ** 2;
+
+/**
+ * A world whose loss is the squared distance of the answer from bestAnswer: the plane that loses
+ * least is the least-squares plane of the best answers over the situations. The agent's plane
+ * starts with the wrong tilts and height.
+ */
+export const plane: World = {
+  name: 'plane',
+  metric: 'loss',
+  goal: 'minimize',
+  agent: {
+    inputs: { x: { all: [0, 0, 10, 10] }, y: { all: [0, 0, 10, 10] } },
+    outputs: { z: { plane: { type: 'linear', coefficients: { x: 1, y: 0 }, constant: 18 } } },
+    rules: ['IF x IS all AND y IS all THEN z IS plane'],
+    operators: { ranges: { z: [0, 40] } },
+  },
+  situation: (random) => ({ x: uniform(random, 0, 10), y: uniform(random, 0, 10) }),
+  outcome: (situation, { z }, random) => (z! - bestAnswer(situation)) ** 2 + gaussian(random),
+};
+
+/**
+ * Cooling a server room by its load: 2 fans are right below 70% load, 8 from there on. The agent's
+ * input sets are Gaussians, and "heavy" is centred at 45% where the hand-over should be about 70%.
+ */
+export const gaussianCooling: World = {
+  name: 'Gaussian cooling',
+  metric: 'loss',
+  goal: 'minimize',
+  agent: {
+    inputs: {
+      load: { light: { type: 'gaussian', mean: 0, standardDeviation: 25 }, heavy: { type: 'gaussian', mean: 45, standardDeviation: 15 } },
+    },
+    outputs: { fans: { few: [0, 2, 4], many: [6, 8, 10] } },
+    rules: ['IF load IS light THEN fans IS few', 'IF load IS heavy THEN fans IS many'],
+    operators: { ranges: { load: [0, 100] } },
+  },
+  situation: (random) => ({ load: uniform(random, 0, 100) }),
+  outcome: ({ load }, { fans }, random) => (fans! - (load! < 70 ? 2 : 8)) ** 2 + gaussian(random),
+};
+
 /** Evaluates `definition` in `count` situations, returning answers moved by `exploration` noise, and logs each outcome. */
 export function explorePlaying(world: World, definition: AgentDefinition, count: number, exploration: number, random: Random): LoggedEvaluation[] {
   const compiled = compileAgent(definition);

@@ -46,7 +46,14 @@ export async function optimizeAgent(context: Context): Promise<Response> {
     versionID = (
       await service.store.updateAgentFrom(userID, agentID, agent.latestVersion, body, parsedRules, {
         origin: 'optimised',
-        evidence: { metric, goal, evaluationsUsed: result.evaluationsUsed, before: result.before, after: result.after },
+        evidence: {
+          metric,
+          goal,
+          evaluationsUsed: result.evaluationsUsed,
+          before: result.before,
+          after: result.after,
+          changes: learn.changesInWords(result.changes),
+        },
       })
     ).latestVersion;
   }
