@@ -34,17 +34,38 @@ function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
     return locateCentroid(program.defuzzification, o, scratch);
   }
   if (method === WEIGHTED) {
-    const value = weighted(program.outputs.plans[o] as WeightedPlan, program.activation, scratch.strengths, scratch.inputValues, scratch.weights);
+    const value = weighted(
+      program.outputs.plans[o] as WeightedPlan,
+      program.activation,
+      scratch.strengths,
+      scratch.inputValues,
+      scratch.outputValues,
+      scratch.weights,
+    );
     scratch.centroid[0] = value;
     return !Number.isNaN(value);
   }
   return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
 }
 
+/**
+ * Every output's value into scratch.outputValues, in the order formulas reading outputs need
+ * (docs/ENGINE.md, "Chained outputs"): its crisp value, else its default, else NaN.
+ */
+function chainedOutputValues(program: Program, order: Int32Array, scratch: Scratch): void {
+  const { defaults } = program.outputs;
+  for (const o of order) scratch.outputValues[o] = defuzzify(program, o, scratch) ? scratch.centroid[0]! : defaults[o]!;
+}
+
 /** Every output's crisp value: an output no rule reached has its default, or is left out. */
 function crispOutputs(program: Program, scratch: Scratch): Outputs {
   const crisp: Outputs = {};
-  const { defaults } = program.outputs;
+  const { defaults, order } = program.outputs;
+  if (order !== undefined) {
+    chainedOutputValues(program, order, scratch);
+    for (let o = 0; o < program.outputNames.length; o++) if (!Number.isNaN(scratch.outputValues[o]!)) put(crisp, program.outputNames[o]!, scratch.outputValues[o]!);
+    return crisp;
+  }
   for (let o = 0; o < program.outputNames.length; o++) {
     if (defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
     else if (!Number.isNaN(defaults[o]!)) put(crisp, program.outputNames[o]!, defaults[o]!);
@@ -71,7 +92,9 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     for (let s = inputSetStart[i]!; s < inputSetStart[i + 1]!; s++) put(sets, inputSetNames[s]!, degrees[s]!);
     put(trace.fuzzified, inputNames[i]!, sets);
   }
-  const { methods, plans, defaults } = program.outputs;
+  const { methods, plans, defaults, order } = program.outputs;
+  // the values formulas read, before each output is traced on its own
+  if (order !== undefined) chainedOutputValues(program, order, scratch);
   for (let o = 0; o < outputNames.length; o++) {
     const name = outputNames[o]!;
     const inferredSets: Record<string, number> = {};
@@ -92,7 +115,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
+      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.outputValues, scratch.weights);
       for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
       put(trace.combined, name, combined);
     } else {
@@ -105,7 +128,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       continue;
     }
     if (methods[o] === WEIGHTED)
-      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights).heightCentroid;
+      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.outputValues, scratch.weights).heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

@@ -38,7 +38,7 @@ function membershipFunction(term: FileTerm): string {
   const parameters = [...term.parameters];
   if (known.order) known.order.forEach((matlab, i) => (parameters[matlab] = term.parameters[i]!));
   if (term.height !== 1) parameters.push(term.height);
-  return `${quoted(term.name)}:'${type}',[${parameters.map(show).join(' ')}]`;
+  return `${quoted(term.name)}:'${type}',[${term.expression ?? parameters.map(show).join(' ')}]`;
 }
 
 /** One variable's term index with its hedges and NOT: fuzzylite's code (`-2.3`: not extremely the second). */
