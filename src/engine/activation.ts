@@ -77,7 +77,8 @@ export interface ActivationLayout {
 
 /** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
 function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | undefined {
-  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> => is.type === 'is' && !is.hedges && inputs.index.get(is.variable)?.has(is.set) === true;
+  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> =>
+    is.type === 'is' && !is.hedges && inputs.index.get(is.variable)?.has(is.set) === true;
   const literal = (operand: Condition): number | undefined => {
     if (plain(operand)) return inputs.index.get(operand.variable)!.get(operand.set)!;
     if (operand.type === 'not' && plain(operand.operand)) return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;

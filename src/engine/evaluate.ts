@@ -63,7 +63,8 @@ function crispOutputs(program: Program, scratch: Scratch): Outputs {
   const { defaults, order } = program.outputs;
   if (order !== undefined) {
     chainedOutputValues(program, order, scratch);
-    for (let o = 0; o < program.outputNames.length; o++) if (!Number.isNaN(scratch.outputValues[o]!)) put(crisp, program.outputNames[o]!, scratch.outputValues[o]!);
+    for (let o = 0; o < program.outputNames.length; o++)
+      if (!Number.isNaN(scratch.outputValues[o]!)) put(crisp, program.outputNames[o]!, scratch.outputValues[o]!);
     return crisp;
   }
   for (let o = 0; o < program.outputNames.length; o++) {
@@ -115,7 +116,14 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.outputValues, scratch.weights);
+      const { bars, combined } = weightedTrace(
+        plans[o] as WeightedPlan,
+        program.activation,
+        strengths,
+        scratch.inputValues,
+        scratch.outputValues,
+        scratch.weights,
+      );
       for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
       put(trace.combined, name, combined);
     } else {
@@ -128,7 +136,14 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       continue;
     }
     if (methods[o] === WEIGHTED)
-      centroid[1] = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.outputValues, scratch.weights).heightCentroid;
+      centroid[1] = weightedTrace(
+        plans[o] as WeightedPlan,
+        program.activation,
+        strengths,
+        scratch.inputValues,
+        scratch.outputValues,
+        scratch.weights,
+      ).heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

@@ -175,7 +175,8 @@ const describe = (token: Token) => (token.kind === 'end' ? 'the end' : token.kin
  * FormulaError naming the column of the first problem.
  */
 export function compileFormula(text: string, names: FormulaNames): Formula {
-  if (text.length > MAX_FORMULA_LENGTH) throw new FormulaError(MAX_FORMULA_LENGTH + 1, `a formula has at most ${MAX_FORMULA_LENGTH} characters, got ${text.length}`);
+  if (text.length > MAX_FORMULA_LENGTH)
+    throw new FormulaError(MAX_FORMULA_LENGTH + 1, `a formula has at most ${MAX_FORMULA_LENGTH} characters, got ${text.length}`);
   const tokens = tokenize(text);
   const kinds: number[] = [];
   const values: number[] = [];
@@ -184,7 +185,8 @@ export function compileFormula(text: string, names: FormulaNames): Formula {
   const outputs = new Set<number>();
   let at = 0;
   const step = (kind: number, value: number, one?: (a: number) => number, two?: (a: number, b: number) => number) => {
-    if (kinds.length >= MAX_FORMULA_NODES) throw new FormulaError(tokens[at]!.column, `a formula has at most ${MAX_FORMULA_NODES} numbers, names and operations`);
+    if (kinds.length >= MAX_FORMULA_NODES)
+      throw new FormulaError(tokens[at]!.column, `a formula has at most ${MAX_FORMULA_NODES} numbers, names and operations`);
     kinds.push(kind);
     values.push(value);
     unary.push(one);

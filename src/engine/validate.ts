@@ -294,7 +294,13 @@ function conditionReferences(condition: Condition): Array<Extract<Condition, { t
 /** Every unknown name in a rule, each with the column where it was written. */
 function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, outputs?: Variables): string[] {
   const problems: string[] = [];
-  const check = (role: 'input' | 'output', variable: string, set: string | undefined, [variableColumn, setColumn]: readonly [number, number], anyAllowed = false) => {
+  const check = (
+    role: 'input' | 'output',
+    variable: string,
+    set: string | undefined,
+    [variableColumn, setColumn]: readonly [number, number],
+    anyAllowed = false,
+  ) => {
     const found = referenceProblem(role, variable, set, role === 'input' ? inputs : outputs, role === 'input' ? outputs : inputs, anyAllowed);
     if (found) problems.push(`column ${found.onSet ? setColumn : variableColumn}: ${found.problem}`);
   };
