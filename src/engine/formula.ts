@@ -243,16 +243,15 @@ export function compileFormula(text: string, names: FormulaNames): Formula {
       return;
     }
     if (call) throw new FormulaError(token.column, `unknown function ${JSON.stringify(name)} (functions: ${Object.keys(FUNCTIONS).join(', ')})`);
-    if (name === ARGUMENT) return step(ARGUMENT_VALUE, 0);
-    if (Object.hasOwn(CONSTANTS, name)) return step(CONSTANT, CONSTANTS[name]!);
     const output = names.output(name);
-    if (output !== undefined) {
-      outputs.add(output);
-      return step(OUTPUT_VALUE, output);
-    }
     const input = names.input(name);
-    if (input !== undefined) return step(INPUT_VALUE, input);
-    throw new FormulaError(token.column, `unknown name ${JSON.stringify(name)}: a formula reads x, the agent's inputs and outputs, nan and inf`);
+    if (name === ARGUMENT) step(ARGUMENT_VALUE, 0);
+    else if (Object.hasOwn(CONSTANTS, name)) step(CONSTANT, CONSTANTS[name]!);
+    else if (output !== undefined) {
+      outputs.add(output);
+      step(OUTPUT_VALUE, output);
+    } else if (input !== undefined) step(INPUT_VALUE, input);
+    else throw new FormulaError(token.column, `unknown name ${JSON.stringify(name)}: a formula reads x, the agent's inputs and outputs, nan and inf`);
   };
 
   /** Precedence climbing: an operand, then every binary operator binding at least `lowest`, with its right operand. */

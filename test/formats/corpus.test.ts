@@ -123,7 +123,7 @@ function firstPlateauMiddle(f: (x: number) => number, min: number, max: number, 
 
 /** The outputs the FLL locks (`lock-previous: true`) default to their value on the row before, where it had one. */
 function lockPrevious(definition: AgentDefinition, before: Readonly<Record<string, number>>, fll: string): AgentDefinition {
-  const locked = [...fll.matchAll(/^OutputVariable:\s*(\S+)[^]*?lock-previous:\s*(\w+)/gm)].filter((match) => match[2] === 'true').map((match) => match[1]!);
+  const locked = [...fll.matchAll(/^OutputVariable:\s*(\S+)[\s\S]*?lock-previous:\s*(\w+)/gm)].filter((match) => match[2] === 'true').map((match) => match[1]!);
   const outputs = { ...definition.operators?.outputs };
   for (const name of locked) if (Number.isFinite(before[name])) outputs[name] = { ...outputs[name], default: before[name]! };
   return { ...definition, operators: { ...definition.operators, outputs } };
