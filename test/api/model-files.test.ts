@@ -56,12 +56,13 @@ describe('model files in', () => {
 
   test('a file fuzzbox cannot express is a 400 naming the line and construct, and changes nothing', async () => {
     const before = await t.snapshot();
-    const text = shared('fuzzylite-examples/mamdani/SimpleDimmerInverse.fcl');
-    const refused = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fcl' } });
+    // FIS rows cannot name an output in a condition: fuzzylite wrote the chained rules with none
+    const text = shared('fuzzylite-examples/mamdani/SimpleDimmerInverse.fis');
+    const refused = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': 'text/x-fis' } });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 'error', error: 'ValidationError' });
-    expect(refused.body.message).toMatch(/^the FCL file cannot be read: line 46: a condition on the output "Power" \(fuzzylite feeds back its previous value/);
-    expect(refused.body.issues).toEqual([{ path: 'line 46', message: expect.stringMatching(/^chained: line 46: /) }]);
+    expect(refused.body.message).toMatch(/^the FIS file cannot be read: line 44: a rule needs a condition and a conclusion \(a FIS row cannot name an output/);
+    expect(refused.body.issues).toEqual([{ path: 'line 44', message: expect.stringMatching(/^rule: line 44: /) }]);
     expect(await t.snapshot()).toBe(before);
     // evaluation takes JSON only
     const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
