@@ -72,6 +72,7 @@ describe('refusals name the construct and its line', () => {
     );
     expect(chained.definition.rules).toEqual(['IF x IS lo THEN y IS a', 'IF y IS a THEN z IS b']);
     for (const format of ['fll', 'fcl'] as const) expect(readModel(format, writeModel(format, chained))).toEqual(chained);
+    expect(() => writeModel('fis', chained)).toThrow(/its condition names the output "y", and FIS rows have a column per input only/);
   });
 
   it('what no tool has: unknown term kinds, norms and defuzzifiers, named as the file names them', () => {
