@@ -2,7 +2,7 @@
 // hand from fuzzylite's definitions (docs/ENGINE.md, "Function terms" and "Chained outputs").
 
 import { describe, expect, it } from 'vitest';
-import { AgentValidationError, compileAgent, evaluate } from '../../src/engine/index.js';
+import { AgentValidationError, compileAgent, evaluate, evaluationCost } from '../../src/engine/index.js';
 import { compileFormula, evaluateFormula, formulaNames } from '../../src/engine/formula.js';
 import { MAX_FORMULA_DEPTH, MAX_FORMULA_LENGTH, MAX_FORMULA_NODES } from '../../src/engine/limits.js';
 import type { AgentDefinition } from '../../src/engine/types.js';
@@ -130,6 +130,12 @@ describe('function terms', () => {
     ]);
     expect(issues({ ...sugeno('a +') })).toEqual(['outputs.y.f: function: column 4: expected a number, a name or "(", got the end in formula "a +"']);
     expect(issues({ ...sugeno('x'), outputs: { y: { f: { type: 'function', formula: 2 } } } })[0]).toMatch(/formula is a string/);
+  });
+
+  it("an evaluation's cost counts each formula's steps per activation weighing it", () => {
+    const cost = (formula: string) => evaluationCost(compileAgent(sugeno(formula)));
+    // one rule concludes f: 'a * x + 1' is 5 steps, 'x' 1, at 5 steps of cost each
+    expect(cost('a * x + 1') - cost('x')).toBe(4 * 5);
   });
 
   it('the JSON schema reads {"type": "function", "formula": …} and bounds the formula', () => {
