@@ -114,19 +114,15 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     }
     put(trace.inferred, name, inferredSets);
     put(trace.clipped, name, clippedSets);
+    let heightCentroid = 0;
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined } = weightedTrace(
-        plans[o] as WeightedPlan,
-        program.activation,
-        strengths,
-        scratch.inputValues,
-        scratch.outputValues,
-        scratch.weights,
-      );
-      for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
-      put(trace.combined, name, combined);
+      const { inputValues, outputValues, weights } = scratch;
+      const traced = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, inputValues, outputValues, weights);
+      for (const { set, polygon } of traced.bars) put(clippedSets, outputSetNames[set]!, polygon);
+      put(trace.combined, name, traced.combined);
+      heightCentroid = traced.heightCentroid;
     } else {
       const { implied, combined } = integralTrace(plans[o] as IntegralPlan, program.activation, strengths, inferred);
       for (const { set, polygon } of implied) put(clippedSets, outputSetNames[set]!, polygon);
@@ -136,15 +132,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
       continue;
     }
-    if (methods[o] === WEIGHTED)
-      centroid[1] = weightedTrace(
-        plans[o] as WeightedPlan,
-        program.activation,
-        strengths,
-        scratch.inputValues,
-        scratch.outputValues,
-        scratch.weights,
-      ).heightCentroid;
+    if (methods[o] === WEIGHTED) centroid[1] = heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }
