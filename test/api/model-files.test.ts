@@ -39,6 +39,30 @@ describe('model files in', () => {
     }
   });
 
+  test("function terms and chained rules over REST: fuzzylite's approximation and SimpleDimmerChained evaluate to their published outputs", async () => {
+    // weighted outputs to the 9 printed decimals; a Centroid 200 (or 500) over 0..1 within its sampling step
+    for (const [model, type, tolerance] of [
+      ['takagi-sugeno/approximation', 'text/x-fll', 1e-8],
+      ['mamdani/SimpleDimmerChained', 'text/x-fcl', 1 / 200],
+    ] as const) {
+      const text = shared(`fuzzylite-examples/${model}.${type.slice(-3)}`);
+      const created = await t.call('POST', 'agent', { key, body: text, headers: { 'Content-Type': type } });
+      expect(created.status).toBe(200);
+      expect(created.body.rules).toEqual(readModel(type.slice(-3) as 'fll' | 'fcl', text).definition.rules);
+      const [header, ...rows] = shared(`fuzzylite-examples/${model}.fld`).trim().split('\n');
+      const names = header!.split(' ');
+      // rows inside the range, where every output is reached (fuzzylite's lock-previous row at the end aside)
+      for (const row of rows.filter((_, i) => i % 101 === 50)) {
+        const values = row.split(' ').map(Number);
+        const evaluated = await t.call('POST', `agent/${created.body.id}`, { key, body: { [names[0]!]: values[0]! } });
+        expect(evaluated.status).toBe(200);
+        names
+          .slice(1)
+          .forEach((name, k) => expect(Math.abs(evaluated.body[name] - values[k + 1]!), `${model} ${name} at ${values[0]}`).toBeLessThanOrEqual(tolerance));
+      }
+    }
+  });
+
   test('PUT /agent/:id takes FLL and FIS files; a charset other than UTF-8 is refused', async () => {
     const created = await t.call('POST', 'agent', { key, body: tippingAgent() });
     const fll = shared('fuzzylite-examples/mamdani/SimpleDimmer.fll');
