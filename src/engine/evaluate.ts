@@ -43,8 +43,7 @@ function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
       scratch.weights,
     );
     scratch.centroid[0] = value;
-    // a formula may have no finite value (sin(x)/x at 0, 1/0): the output has none either (JSON has no ±∞)
-    return Number.isFinite(value);
+    return !Number.isNaN(value);
   }
   return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
 }

@@ -163,8 +163,8 @@ export function weightedTrace(
     const w = weights[s]!;
     if (!(w > 0)) continue;
     const z = termValue(plan, s, Math.min(w, 1), values, outputValues);
-    // a formula may have no finite value here (sin(x)/x at 0): no bar to draw
-    if (!Number.isFinite(z)) continue;
+    // a formula may have no finite value here (sin(x)/x at 0, 1/0): no bar to draw
+    if (plan.valueKind[s] === FORMULA_VALUE && !Number.isFinite(z)) continue;
     bars.push({
       set: plan.firstSet + s,
       polygon: [

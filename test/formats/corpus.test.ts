@@ -15,7 +15,7 @@
 // agents keep MATLAB's semantics, every rule above 0: docs/FORMATS.md).
 
 import { describe, expect, it } from 'vitest';
-import { compileAgent, evaluate, membership, type CompiledAgent } from '../../src/engine/index.js';
+import { activations, compileAgent, evaluate, membership, type CompiledAgent } from '../../src/engine/index.js';
 import type { AgentDefinition, Outputs } from '../../src/engine/types.js';
 import { FormatError, readModel, writeModel, type Model, type ModelFormat } from '../../src/formats/index.js';
 import { sharedFiles, sharedText } from '../support/shared.js';
@@ -63,7 +63,7 @@ type Evaluator = (inputs: Record<string, number>, before: Readonly<Record<string
  * Laundry: fuzzylite 6's MeanOfMaximum is the middle of the first plateau at the maximum; fuzzylite
  * 7's, MATLAB's and fuzzbox's the mean over every maximum. Where Detergent's aggregated set reaches
  * its maximum on two plateaus they differ; fuzzylite 6's rule, run on the aggregated set (min
- * implication, max aggregation of the degrees the evaluation's trace gives each set), matches.
+ * implication, max aggregation of the rules' strengths) at fuzzylite's samples, matches.
  */
 const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteComputes: (definition: AgentDefinition) => Evaluator }>> = {
   'takagi-sugeno/octave/sugeno_tip_calculator': {
@@ -85,14 +85,34 @@ const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteCo
     asFuzzyliteComputes: (definition) => {
       const agent = compileAgent(asFuzzylite(definition));
       const resolution = resolutions(sharedText('fuzzylite-examples/mamdani/Laundry.fll'));
-      return (inputs) => {
-        const trace = evaluate(agent, inputs, { trace: true });
-        const crisp = { ...trace.crisp };
-        for (const [output, inferred] of Object.entries(trace.inferred)) {
-          const sets = definition.outputs[output]!;
+      // each output set's degree at fuzzylite's samples (midpoints of `resolution` cells over the range)
+      const samples = Object.fromEntries(
+        Object.entries(definition.outputs).map(([output, sets]) => {
           const [min, max] = agent.outputs[output]!.range;
-          const aggregated = (x: number) => Math.max(...Object.entries(inferred).map(([set, w]) => Math.min(w, membership(sets[set]!, [min, max], x))));
-          crisp[output] = firstPlateauMiddle(aggregated, min, max, resolution.get(output)!);
+          const n = resolution.get(output)!;
+          const xs = Array.from({ length: n }, (_, i) => min + (i + 0.5) * ((max - min) / n));
+          return [
+            output,
+            { xs, degrees: Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, xs.map((x) => membership(points, [min, max], x))])) },
+          ];
+        }),
+      );
+      return (inputs) => {
+        const crisp = evaluate(agent, inputs).crisp;
+        // each output set's degree: the largest strength of the rules concluding it (Laundry's conclusions have no hedges)
+        const reached: Record<string, Record<string, number>> = {};
+        activations(agent, inputs).forEach(({ strength }, r) => {
+          if (!(strength > 0)) return;
+          for (const { variable, set } of agent.expandedRules[r]!.conclusions) {
+            reached[variable] ??= {};
+            reached[variable][set] = Math.max(reached[variable][set] ?? 0, strength);
+          }
+        });
+        for (const [output, inferred] of Object.entries(reached)) {
+          const { xs, degrees } = samples[output]!;
+          // min implication, max aggregation
+          const ys = xs.map((_, i) => Math.max(...Object.entries(inferred).map(([set, w]) => Math.min(w, degrees[set]![i]!))));
+          crisp[output] = firstPlateauMiddle(xs, ys);
         }
         return crisp;
       };
@@ -100,24 +120,21 @@ const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteCo
   },
 };
 
-/** fuzzylite 6's MeanOfMaximum (src/defuzzifier/MeanOfMaximum.cpp before 7.0): the middle of the first plateau at the largest sample, within its 1e-6. */
-function firstPlateauMiddle(f: (x: number) => number, min: number, max: number, resolution: number): number {
+/** fuzzylite 6's MeanOfMaximum (src/defuzzifier/MeanOfMaximum.cpp before 7.0) over its samples: the middle of the first plateau at the largest, within its 1e-6. */
+function firstPlateauMiddle(xs: readonly number[], ys: readonly number[]): number {
   const equal = (a: number, b: number) => a === b || Math.abs(a - b) < 1e-6;
-  const dx = (max - min) / resolution;
   let top = -1;
-  let smallest = min;
-  let largest = max;
+  let smallest = xs[0]!;
+  let largest = xs.at(-1)!;
   let samePlateau = false;
-  for (let i = 0; i < resolution; i++) {
-    const x = min + (i + 0.5) * dx;
-    const y = f(x);
+  ys.forEach((y, i) => {
     if (!equal(y, top) && y > top) {
       top = y;
-      smallest = largest = x;
+      smallest = largest = xs[i]!;
       samePlateau = true;
-    } else if (samePlateau && equal(y, top)) largest = x;
+    } else if (samePlateau && equal(y, top)) largest = xs[i]!;
     else if (!equal(y, top) && y < top) samePlateau = false;
-  }
+  });
   return (smallest + largest) / 2;
 }
 
