@@ -30,6 +30,8 @@ export const OR_NORM = 7;
 export const HEDGE = 8;
 /** `x IS any`: the loaded degree becomes 1, or stays NaN when x is missing */
 export const ANY_DEGREE = 9;
+/** a condition on an output set opArg (chained): its activations so far, under the output's aggregation (the sum for none) */
+export const LOAD_OUTPUT = 10;
 
 /** The AND and OR of conditions, and the threshold a rule's activation must reach to fire. */
 export interface ActivationOperators {
@@ -64,11 +66,19 @@ export interface ActivationLayout {
   readonly conclusionHedges: Int32Array;
   /** a rule fires when its strength is at least this */
   readonly threshold: number;
+  /** the order rules run in when a condition names an output (every rule concluding it first); absent: rule order */
+  readonly order: Int32Array | undefined;
+  /** per output set a condition reads: the (rule, conclusion) pairs concluding it, setPairStart[s] .., and its output's aggregation (−1: sum) */
+  readonly setPairStart: Int32Array;
+  readonly setPairRule: Int32Array;
+  readonly setPairConclusion: Int32Array;
+  readonly setAggregation: Int32Array;
 }
 
 /** A condition that is one literal, or an AND or OR of literals, as literal codes (s, or ~s for NOT s). */
 function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | undefined {
-  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> => is.type === 'is' && !is.hedges && inputs.index.get(is.variable)!.has(is.set);
+  const plain = (is: Condition): is is Extract<Condition, { type: 'is' }> =>
+    is.type === 'is' && !is.hedges && inputs.index.get(is.variable)?.has(is.set) === true;
   const literal = (operand: Condition): number | undefined => {
     if (plain(operand)) return inputs.index.get(operand.variable)!.get(operand.set)!;
     if (operand.type === 'not' && plain(operand.operand)) return ~inputs.index.get(operand.operand.variable)!.get(operand.operand.set)!;
@@ -82,7 +92,7 @@ function literalsOf(condition: Condition, inputs: IndexedVariables): number[] | 
 /** Appends the postfix operations of a condition; returns the stack depth it needs. */
 function compileCondition(
   condition: Condition,
-  inputs: IndexedVariables,
+  variables: { inputs: IndexedVariables; outputs: IndexedVariables },
   operators: ActivationOperators,
   ops: number[],
   args: number[],
@@ -95,20 +105,23 @@ function compileCondition(
   };
   switch (condition.type) {
     case 'is': {
-      const sets = inputs.index.get(condition.variable)!;
+      // an input's name is meant before an output's; an output here is chained
+      const onInput = variables.inputs.index.has(condition.variable);
+      const sets = (onInput ? variables.inputs : variables.outputs).index.get(condition.variable)!;
+      const load = onInput ? LOAD : LOAD_OUTPUT;
       const set = sets.get(condition.set);
       if (set === undefined) {
         // the hedge any (validation allowed no other unknown set): any set of x tells whether x is given
-        push(LOAD, sets.values().next().value!);
+        push(load, sets.values().next().value!);
         push(ANY_DEGREE, 0);
       } else {
-        push(LOAD, set);
+        push(load, set);
       }
       if (condition.hedges) push(HEDGE, packHedges(condition.hedges));
       return 1;
     }
     case 'not': {
-      const depth = compileCondition(condition.operand, inputs, operators, ops, args, norms);
+      const depth = compileCondition(condition.operand, variables, operators, ops, args, norms);
       push(NOT, 0);
       return depth;
     }
@@ -116,7 +129,7 @@ function compileCondition(
     case 'or': {
       let depth = 0;
       condition.operands.forEach((operand, i) => {
-        depth = Math.max(depth, i + compileCondition(operand, inputs, operators, ops, args, norms));
+        depth = Math.max(depth, i + compileCondition(operand, variables, operators, ops, args, norms));
       });
       const count = condition.operands.length;
       if (condition.type === 'and') {
@@ -145,11 +158,17 @@ function flatKind(condition: Condition, operators: ActivationOperators): number 
  */
 const NEGLIGIBLE_STRENGTH = 1e-150;
 
+/**
+ * `order` and `outputAggregation` (per output, an s-norm code or −1 for none) are given when a
+ * condition names an output (docs/ENGINE.md, "Chained outputs").
+ */
 export function layOutActivation(
   rules: ReadonlyArray<{ rule: IfRule; text: string }>,
   inputs: IndexedVariables,
   outputs: IndexedVariables,
   operators: ActivationOperators,
+  order?: Int32Array,
+  outputAggregation?: Int32Array,
 ): ActivationLayout {
   const ops: number[] = [];
   const opArgs: number[] = [];
@@ -172,7 +191,7 @@ export function layOutActivation(
       for (const code of flat) literals.push(code);
     } else {
       conditionKind[r] = POSTFIX;
-      stackDepth = Math.max(stackDepth, compileCondition(rule.condition, inputs, operators, ops, opArgs, opNorms));
+      stackDepth = Math.max(stackDepth, compileCondition(rule.condition, { inputs, outputs }, operators, ops, opArgs, opNorms));
     }
     conclusionStart[r] = conclusionSets.length;
     for (const { variable, set, hedges } of rule.conclusions) {
@@ -183,6 +202,23 @@ export function layOutActivation(
   opStart[rules.length] = ops.length;
   literalStart[rules.length] = literals.length;
   conclusionStart[rules.length] = conclusionSets.length;
+  // the pairs concluding each output set, for conditions on outputs
+  const setPairStart = new Int32Array(order ? outputs.setNames.length + 1 : 0);
+  const setPairRule: number[] = [];
+  const setPairConclusion: number[] = [];
+  const setAggregation = new Int32Array(order ? outputs.setNames.length : 0);
+  if (order) {
+    for (let set = 0; set < outputs.setNames.length; set++) {
+      setPairStart[set] = setPairRule.length;
+      for (let c = 0; c < conclusionSets.length; c++) {
+        if (conclusionSets[c] !== set) continue;
+        setPairRule.push(ruleOfConclusion(conclusionStart, c));
+        setPairConclusion.push(c);
+      }
+    }
+    setPairStart[outputs.setNames.length] = setPairRule.length;
+    for (let o = 0; o < outputs.names.length; o++) setAggregation.fill(outputAggregation![o]!, outputs.start[o]!, outputs.start[o + 1]!);
+  }
   return {
     ruleTexts: rules.map(({ text }) => text),
     conditionKind,
@@ -198,17 +234,45 @@ export function layOutActivation(
     conclusionSets: Int32Array.from(conclusionSets),
     conclusionHedges: Int32Array.from(conclusionHedges),
     threshold: Math.max(NEGLIGIBLE_STRENGTH, operators.activationThreshold ?? 0),
+    order,
+    setPairStart,
+    setPairRule: Int32Array.from(setPairRule),
+    setPairConclusion: Int32Array.from(setPairConclusion),
+    setAggregation,
   };
 }
 
+/** The rule conclusion c belongs to. */
+function ruleOfConclusion(conclusionStart: Int32Array, c: number): number {
+  let r = 0;
+  while (conclusionStart[r + 1]! <= c) r++;
+  return r;
+}
+
+/**
+ * The degree of output set `set` in a condition (fuzzylite: Aggregated::activationDegree): the
+ * activations the rules concluding it gave it, combined by its output's aggregation, or summed under none.
+ */
+function outputSetDegree(layout: ActivationLayout, set: number, strengths: Float64Array): number {
+  const aggregation = layout.setAggregation[set]!;
+  let degree = 0;
+  for (let p = layout.setPairStart[set]!; p < layout.setPairStart[set + 1]!; p++) {
+    const w = conclusionDegree(layout, strengths, layout.setPairRule[p]!, layout.setPairConclusion[p]!);
+    degree = aggregation < 0 ? degree + w : sNorm(aggregation, degree, w);
+  }
+  return degree;
+}
+
 /** The degree of rule r's postfix condition. */
-function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array): number {
+function runPostfix(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array, strengths: Float64Array): number {
   const { opStart, ops, opArgs, opNorms } = layout;
   let top = 0;
   for (let k = opStart[r]!; k < opStart[r + 1]!; k++) {
     const op = ops[k]!;
     if (op === LOAD) {
       stack[top++] = degrees[opArgs[k]!]!;
+    } else if (op === LOAD_OUTPUT) {
+      stack[top++] = outputSetDegree(layout, opArgs[k]!, strengths);
     } else if (op === NOT) {
       stack[top - 1] = 1 - stack[top - 1]!;
     } else if (op === HEDGE) {
@@ -255,10 +319,12 @@ export function flatDegree(kind: number, literals: Int32Array, from: number, to:
 }
 
 /** Rule r's strength: its condition's degree times its weight; 0 when that is below the threshold (or NaN). */
-export function ruleStrength(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array): number {
+export function ruleStrength(layout: ActivationLayout, r: number, degrees: Float64Array, stack: Float64Array, strengths: Float64Array): number {
   const kind = layout.conditionKind[r]!;
   const degree =
-    kind === POSTFIX ? runPostfix(layout, r, degrees, stack) : flatDegree(kind, layout.literals, layout.literalStart[r]!, layout.literalStart[r + 1]!, degrees);
+    kind === POSTFIX
+      ? runPostfix(layout, r, degrees, stack, strengths)
+      : flatDegree(kind, layout.literals, layout.literalStart[r]!, layout.literalStart[r + 1]!, degrees);
   const strength = degree * layout.weights[r]!;
   return strength >= layout.threshold ? strength : 0;
 }
@@ -268,10 +334,11 @@ export function ruleStrength(layout: ActivationLayout, r: number, degrees: Float
  * survives min, max, product and probabilistic sum alike, so a rule that needs it does not fire.
  */
 export function activate(layout: ActivationLayout, degrees: Float64Array, stack: Float64Array, strengths: Float64Array, inferred: Float64Array): void {
-  const { conclusionStart, conclusionSets, conclusionHedges } = layout;
+  const { conclusionStart, conclusionSets, conclusionHedges, order } = layout;
   for (let s = 0; s < inferred.length; s++) inferred[s] = 0;
-  for (let r = 0; r < strengths.length; r++) {
-    const strength = ruleStrength(layout, r, degrees, stack);
+  for (let k = 0; k < strengths.length; k++) {
+    const r = order === undefined ? k : order[k]!;
+    const strength = ruleStrength(layout, r, degrees, stack, strengths);
     if (strength === 0) {
       strengths[r] = 0;
       continue;

@@ -16,6 +16,8 @@ import type { Trapezoid } from './shape.js';
 import { membershipTerm, shapeOf, SUGENO_KINDS } from './terms.js';
 import type { AgentDefinition, IfRule, Operators, RuleAst, SetDefinition, TermDefinition, VariableDefinition, VariableSummary } from './types.js';
 import { validateAgent } from './validate.js';
+import { dependencyOrder, type DependencyOrder } from './chain.js';
+import { formulaNames } from './formula.js';
 import { planSugeno, planWeighted, type SugenoPlan, type WeightedPlan } from './weighted.js';
 import { indexVariables, isPoints, record, summarize, variableUniverse, type IndexedVariables } from './variables.js';
 import type { ActivationLayout } from './activation.js';
@@ -51,11 +53,13 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The x where a set is fully true, midway: its order for INCREASES/DECREASES. A curved kind's is
- * the middle of its breakpoints; a Takagi–Sugeno term's its constant (a linear term's at 0 inputs).
+ * the middle of its breakpoints; a Takagi–Sugeno term's its constant (a linear term's at 0 inputs, a
+ * function term's 0: a formula has no value of its own).
  */
 export function centre(set: SetDefinition | TermDefinition, universe: readonly [number, number]): number {
   if (!isPoints(set) && set.type === 'constant') return set.value;
   if (!isPoints(set) && set.type === 'linear') return set.constant ?? 0;
+  if (!isPoints(set) && set.type === 'function') return 0;
   const shape = shapeOf(set, universe);
   if (shape) return shape[1] + (shape[2] - shape[1]) / 2; // b + c overflows near ±1.7e308
   const points = variableUniverse({ set });
@@ -126,6 +130,20 @@ export interface OutputPlans {
   readonly exactImplication: number;
   /** the Takagi–Sugeno fast path's plan, when the agent has its form */
   readonly sugeno: SugenoPlan | undefined;
+  /** the order outputs are defuzzified in when a formula reads an output (docs/ENGINE.md, "Chained outputs"); else declared order */
+  readonly order: Int32Array | undefined;
+}
+
+/** Output o's implication, aggregation and defuzzification: its own, else the agent's, else its kind's default. */
+function outputMethods(outputs: IndexedVariables, o: number, operators: ResolvedOperators) {
+  const name = outputs.names[o]!;
+  const own = operators.outputs && Object.hasOwn(operators.outputs, name) ? operators.outputs[name]! : {};
+  const sets = outputs.points.slice(outputs.start[o]!, outputs.start[o + 1]!);
+  const sugeno = sets.some((set) => !isPoints(set) && SUGENO_KINDS.has(set.type));
+  const defuzzification = own.defuzzification ?? operators.defuzzification ?? (sugeno ? 'weightedAverage' : 'centroid');
+  const weightedOutput = defuzzification === 'weightedAverage' || defuzzification === 'weightedSum';
+  const aggregation = own.aggregation ?? operators.aggregation ?? (weightedOutput ? 'none' : 'max');
+  return { own, sets, defuzzification, weightedOutput, aggregation, implication: own.implication ?? operators.implication };
 }
 
 /**
@@ -133,7 +151,13 @@ export interface OutputPlans {
  * trapezoid, rectangle, ramp, binary) under min or product implication (one for all such outputs),
  * max aggregation and centroid; weighted for weightedAverage / weightedSum; integral otherwise.
  */
-function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], operators: ResolvedOperators, activation: ActivationLayout): OutputPlans {
+function planOutputs(
+  outputs: IndexedVariables,
+  inputNames: readonly string[],
+  operators: ResolvedOperators,
+  activation: ActivationLayout,
+  outputOrder: Int32Array | undefined,
+): OutputPlans {
   const count = outputs.names.length;
   const methods = new Int32Array(count);
   const plans: Array<WeightedPlan | IntegralPlan | undefined> = [];
@@ -141,16 +165,9 @@ function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], o
   const shapes: Trapezoid[] = [];
   let exactImplication: string | undefined;
   for (let o = 0; o < count; o++) {
-    const name = outputs.names[o]!;
-    const own = operators.outputs && Object.hasOwn(operators.outputs, name) ? operators.outputs[name]! : {};
     const first = outputs.start[o]!;
-    const sets = outputs.points.slice(first, outputs.start[o + 1]!);
     const universe = outputs.universes[o]!;
-    const sugeno = sets.some((set) => !isPoints(set) && SUGENO_KINDS.has(set.type));
-    const defuzzification = own.defuzzification ?? operators.defuzzification ?? (sugeno ? 'weightedAverage' : 'centroid');
-    const implication = own.implication ?? operators.implication;
-    const weightedOutput = defuzzification === 'weightedAverage' || defuzzification === 'weightedSum';
-    const aggregation = own.aggregation ?? operators.aggregation ?? (weightedOutput ? 'none' : 'max');
+    const { own, sets, defuzzification, weightedOutput, aggregation, implication } = outputMethods(outputs, o, operators);
     if (typeof own.default === 'number') defaults[o] = own.default;
     const exactShapes = sets.map((set) => shapeOf(set, universe));
     const exact =
@@ -173,6 +190,7 @@ function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], o
         planWeighted(
           sets as TermDefinition[],
           first,
+          formulaNames(inputNames, outputs.names),
           inputNames,
           activation,
           defuzzification === 'weightedAverage',
@@ -190,13 +208,15 @@ function planOutputs(outputs: IndexedVariables, inputNames: readonly string[], o
           activation,
           T_NORM_CODES[implication],
           S_NORM_CODES[aggregation as Exclude<typeof aggregation, 'none'>],
-          INTEGRAL_CODES[defuzzification],
+          INTEGRAL_CODES[defuzzification as keyof typeof INTEGRAL_CODES],
         ),
       );
     }
   }
-  const sugeno = methods.every((method) => method === WEIGHTED) ? planSugeno(plans, activation) : undefined;
-  return { methods, plans, defaults, shapes, exactImplication: exactImplication === 'product' ? PRODUCT : MINIMUM, sugeno };
+  // a chained agent (rules or formulas reading outputs) goes stage by stage, in dependency order
+  const chained = outputOrder !== undefined || activation.order !== undefined;
+  const sugeno = !chained && methods.every((method) => method === WEIGHTED) ? planSugeno(plans, activation) : undefined;
+  return { methods, plans, defaults, shapes, exactImplication: exactImplication === 'product' ? PRODUCT : MINIMUM, sugeno, order: outputOrder };
 }
 
 /** Validates and compiles an agent; throws AgentValidationError listing every problem found. */
@@ -216,8 +236,17 @@ export function compileAgent(definition: AgentDefinition): CompiledAgent {
   const expanded = parsedRules.flatMap((ast, i) => expand(ast, agent.rules[i]!, frozen));
   const inputSets = indexVariables(frozen.inputs, operators.ranges);
   const outputSets = indexVariables(frozen.outputs, operators.ranges);
-  const activation = layOutActivation(expanded, inputSets, outputSets, operators);
-  const outputPlans = planOutputs(outputSets, inputSets.names, operators, activation);
+  const order = dependencyOrder(
+    expanded.map(({ rule }) => rule),
+    frozen.inputs,
+    frozen.outputs,
+  ) as DependencyOrder;
+  const chainedAggregation = Int32Array.from(outputSets.names, (_, o) => {
+    const { aggregation } = outputMethods(outputSets, o, operators);
+    return aggregation === 'none' ? -1 : S_NORM_CODES[aggregation];
+  });
+  const activation = layOutActivation(expanded, inputSets, outputSets, operators, order.ruleOrder, chainedAggregation);
+  const outputPlans = planOutputs(outputSets, inputSets.names, operators, activation, order.outputOrder);
   const outputShapes = outputPlans.shapes;
   const exact = Array.from(outputPlans.methods, (method) => method === EXACT);
   const defuzzification = layOutDefuzzification(outputShapes, outputSets.start);

@@ -3,6 +3,7 @@
 // before it evaluates anything. Computed from the compiled layout in one pass (no evaluation), so
 // asking costs microseconds; kept per compiled agent, which is immutable.
 
+import { LOAD_OUTPUT } from './activation.js';
 import { PROGRAM, type CompiledAgent } from './compile.js';
 import type { Program } from './program.js';
 
@@ -46,6 +47,16 @@ function programSteps(program: Program): number {
     let sloped = 0;
     for (let p = pieceStart[k]!; p < pieceStart[k + 1]!; p++) if (pieceFrom[p] !== pieceTo[p]) sloped++;
     steps += overlapSteps(pieceStart[k + 1]! - pieceStart[k]!, sloped);
+  }
+  // a condition on an output set reads every activation concluding it; a formula is its steps, per activation weighing it
+  for (let k = 0; k < activation.ops.length; k++) {
+    if (activation.ops[k] !== LOAD_OUTPUT) continue;
+    const set = activation.opArgs[k]!;
+    steps += TERM_STEPS * (activation.setPairStart[set + 1]! - activation.setPairStart[set]!);
+  }
+  for (const plan of program.outputs.plans) {
+    if (!plan || !('formulas' in plan)) continue;
+    for (const c of plan.pairConclusion) steps += TERM_STEPS * (plan.formulas[activation.conclusionSets[c]! - plan.firstSet]?.kinds.length ?? 0);
   }
   return steps + INTERVAL_STEPS * aggregation.spikeSet.length;
 }

@@ -34,11 +34,27 @@ function defuzzify(program: Program, o: number, scratch: Scratch): boolean {
     return locateCentroid(program.defuzzification, o, scratch);
   }
   if (method === WEIGHTED) {
-    const value = weighted(program.outputs.plans[o] as WeightedPlan, program.activation, scratch.strengths, scratch.inputValues, scratch.weights);
+    const value = weighted(
+      program.outputs.plans[o] as WeightedPlan,
+      program.activation,
+      scratch.strengths,
+      scratch.inputValues,
+      scratch.outputValues,
+      scratch.weights,
+    );
     scratch.centroid[0] = value;
     return !Number.isNaN(value);
   }
   return defuzzifyIntegral(program.outputs.plans[o] as IntegralPlan, program.activation, scratch.strengths, scratch.inferred, scratch.centroid);
+}
+
+/**
+ * Every output's value into scratch.outputValues, in the order formulas reading outputs need
+ * (docs/ENGINE.md, "Chained outputs"): its crisp value, else its default, else NaN.
+ */
+function chainedOutputValues(program: Program, order: Int32Array, scratch: Scratch): void {
+  const { defaults } = program.outputs;
+  for (const o of order) scratch.outputValues[o] = defuzzify(program, o, scratch) ? scratch.centroid[0]! : defaults[o]!;
 }
 
 /**
@@ -50,12 +66,18 @@ function crispOutputs(program: Program, inputs: Inputs, scratch: Scratch): Outpu
   const { sugeno } = program.outputs;
   if (sugeno) {
     fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
-    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues);
+    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues, scratch.outputValues);
   } else {
     fire(program, inputs, scratch);
   }
   const crisp: Outputs = {};
-  const { defaults } = program.outputs;
+  const { defaults, order } = program.outputs;
+  if (order !== undefined) {
+    chainedOutputValues(program, order, scratch);
+    for (let o = 0; o < program.outputNames.length; o++)
+      if (!Number.isNaN(scratch.outputValues[o]!)) put(crisp, program.outputNames[o]!, scratch.outputValues[o]!);
+    return crisp;
+  }
   for (let o = 0; o < program.outputNames.length; o++) {
     if (sugeno ? !Number.isNaN(scratch.centroid[0]!) : defuzzify(program, o, scratch)) put(crisp, program.outputNames[o]!, scratch.centroid[0]!);
     else if (!Number.isNaN(defaults[o]!)) put(crisp, program.outputNames[o]!, defaults[o]!);
@@ -82,13 +104,14 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     for (let s = inputSetStart[i]!; s < inputSetStart[i + 1]!; s++) put(sets, inputSetNames[s]!, degrees[s]!);
     put(trace.fuzzified, inputNames[i]!, sets);
   }
-  const { methods, plans, defaults } = program.outputs;
+  const { methods, plans, defaults, order } = program.outputs;
+  // the values formulas read, before each output is traced on its own
+  if (order !== undefined) chainedOutputValues(program, order, scratch);
   for (let o = 0; o < outputNames.length; o++) {
     const name = outputNames[o]!;
     const inferredSets: Record<string, number> = {};
     const clippedSets: Record<string, Polygon> = {};
     let reached = false;
-    let weightedHeight = 0;
     for (let s = outputSetStart[o]!; s < outputSetStart[o + 1]!; s++) {
       if (!(inferred[s]! > 0)) continue;
       reached = true;
@@ -101,13 +124,15 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
     }
     put(trace.inferred, name, inferredSets);
     put(trace.clipped, name, clippedSets);
+    let heightCentroid = 0;
     if (methods[o] === EXACT) {
       put(trace.combined, name, combinedPolygon(program, o, inferred, scratch));
     } else if (methods[o] === WEIGHTED) {
-      const { bars, combined, heightCentroid } = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, scratch.inputValues, scratch.weights);
-      for (const { set, polygon } of bars) put(clippedSets, outputSetNames[set]!, polygon);
-      put(trace.combined, name, combined);
-      weightedHeight = heightCentroid;
+      const { inputValues, outputValues, weights } = scratch;
+      const traced = weightedTrace(plans[o] as WeightedPlan, program.activation, strengths, inputValues, outputValues, weights);
+      for (const { set, polygon } of traced.bars) put(clippedSets, outputSetNames[set]!, polygon);
+      put(trace.combined, name, traced.combined);
+      heightCentroid = traced.heightCentroid;
     } else {
       const { implied, combined } = integralTrace(plans[o] as IntegralPlan, program.activation, strengths, inferred);
       for (const { set, polygon } of implied) put(clippedSets, outputSetNames[set]!, polygon);
@@ -117,7 +142,7 @@ function traceOutputs(program: Program, scratch: Scratch): Trace {
       if (!Number.isNaN(defaults[o]!)) put(trace.crisp, name, defaults[o]!);
       continue;
     }
-    if (methods[o] === WEIGHTED) centroid[1] = weightedHeight;
+    if (methods[o] === WEIGHTED) centroid[1] = heightCentroid;
     put(trace.centroid, name, [centroid[0]!, centroid[1]!]);
     put(trace.crisp, name, centroid[0]!);
   }

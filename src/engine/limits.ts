@@ -20,3 +20,9 @@ export const MAX_CONCLUSIONS = 100;
 export const MAX_RULE_LENGTH = 2000;
 /** How deep NOTs and parentheses may nest in one condition (each NOT and each "(" is one level). */
 export const MAX_NESTING = 64;
+/** Characters of one `function` term's formula. */
+export const MAX_FORMULA_LENGTH = 1000;
+/** Numbers, names and operations of one formula: each evaluation of it is that many steps. */
+export const MAX_FORMULA_NODES = 256;
+/** How deep parentheses, function calls and unary operators may nest in one formula. */
+export const MAX_FORMULA_DEPTH = 32;

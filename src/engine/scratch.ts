@@ -28,6 +28,8 @@ export interface Scratch {
   readonly centroid: Float64Array;
   /** weighted defuzzification: each term's weight, per output set */
   readonly weights: Float64Array;
+  /** each output's crisp value (its default, or NaN, where no rule reached it), for formulas that read outputs */
+  readonly outputValues: Float64Array;
   /** in use by an evaluation */
   busy: boolean;
 }
@@ -50,6 +52,7 @@ export function createScratch(program: Program): Scratch {
     sums: new Float64Array(6),
     centroid: new Float64Array(2),
     weights: new Float64Array(program.outputSetNames.length),
+    outputValues: new Float64Array(program.outputNames.length).fill(NaN),
     busy: false,
   };
 }

@@ -28,12 +28,13 @@ export const TERM_PARAMETERS = {
   discrete: [],
   constant: ['value'],
   linear: [],
+  function: [],
 } as const satisfies Record<TermKind, readonly string[]>;
 
 export const TERM_KINDS = Object.keys(TERM_PARAMETERS) as TermKind[];
 
 /** Takagi–Sugeno terms: a value, not a fuzzy set; outputs only, defuzzified by a weighted average or sum. */
-export const SUGENO_KINDS: ReadonlySet<TermKind> = new Set(['constant', 'linear']);
+export const SUGENO_KINDS: ReadonlySet<TermKind> = new Set(['constant', 'linear', 'function']);
 
 /** Terms that rise or fall monotonically over their whole domain: what Tsukamoto's method inverts. */
 export const MONOTONIC_KINDS: ReadonlySet<TermKind> = new Set(['ramp', 'sigmoid', 'sShape', 'zShape', 'concave']);

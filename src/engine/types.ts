@@ -8,8 +8,8 @@ export type SetDefinition = readonly number[];
 
 /**
  * A term named by its kind: fuzzylite 7's class names in lowerCamelCase, each parameter named as
- * fuzzylite's member. `height` (default 1, 0 < height ≤ 1) scales its degrees. `constant` and
- * `linear` (Takagi–Sugeno) are output terms only. docs/ENGINE.md, "Term kinds, universes, operators".
+ * fuzzylite's member. `height` (default 1, 0 < height ≤ 1) scales its degrees. `constant`,
+ * `linear` and `function` (a formula: Takagi–Sugeno) are output terms only. docs/ENGINE.md, "Term kinds, universes, operators".
  */
 export type TermDefinition =
   | { readonly type: 'triangle'; readonly vertexA: number; readonly vertexB: number; readonly vertexC: number; readonly height?: number }
@@ -56,7 +56,8 @@ export type TermDefinition =
   | { readonly type: 'binary'; readonly start: number; readonly direction: number; readonly height?: number }
   | { readonly type: 'discrete'; readonly points: ReadonlyArray<readonly [number, number]>; readonly height?: number }
   | { readonly type: 'constant'; readonly value: number }
-  | { readonly type: 'linear'; readonly coefficients: Readonly<Record<string, number>>; readonly constant?: number };
+  | { readonly type: 'linear'; readonly coefficients: Readonly<Record<string, number>>; readonly constant?: number }
+  | { readonly type: 'function'; readonly formula: string };
 
 export type TermKind = TermDefinition['type'];
 

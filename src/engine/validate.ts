@@ -2,6 +2,8 @@
 // the first, so that one 400 tells the caller everything to fix.
 
 import { RuleSyntaxError, showValue } from './errors.js';
+import { dependencyOrder } from './chain.js';
+import { compileFormula, formulaNames, FormulaError } from './formula.js';
 import { MAX_CONCLUSIONS, MAX_OUTPUT_SETS, MAX_RULE_LENGTH, MAX_RULES, MAX_SETS, MAX_VARIABLES } from './limits.js';
 import { parseRuleWithColumns, type NameColumns } from './parse.js';
 import { MONOTONIC_KINDS, SUGENO_KINDS, TERM_KINDS, TERM_PARAMETERS } from './terms.js';
@@ -87,15 +89,14 @@ function checkTerm(
   path: string,
   output: boolean,
   inputNames: readonly string[] | undefined,
+  outputNames: readonly string[],
   issues: ValidationIssue[],
 ): boolean {
   const kind = term.type;
   if (typeof kind !== 'string' || !(TERM_KINDS as string[]).includes(kind)) {
-    const refused =
-      typeof kind === 'string' && kind.toLowerCase() === 'function' ? ' (fuzzbox evaluates no expressions: a function term has no equivalent)' : '';
     issues.push({
       path,
-      message: `a set is an array of 2 (slope), 3 (triangle) or 4 (trapezoid) numbers, or {"type": kind, …}; unknown kind ${showValue(kind)}${refused}, kinds: ${TERM_KINDS.join(', ')}`,
+      message: `a set is an array of 2 (slope), 3 (triangle) or 4 (trapezoid) numbers, or {"type": kind, …}; unknown kind ${showValue(kind)}, kinds: ${TERM_KINDS.join(', ')}`,
     });
     return false;
   }
@@ -107,7 +108,8 @@ function checkTerm(
   const names: string[] = ['type', ...TERM_PARAMETERS[typed.type]];
   if (kind === 'discrete') names.push('points');
   if (kind === 'linear') names.push('coefficients', 'constant');
-  if (kind !== 'constant' && kind !== 'linear') names.push('height');
+  if (kind === 'function') names.push('formula');
+  if (!SUGENO_KINDS.has(typed.type)) names.push('height');
   const unknown = Object.keys(term).filter((key) => !names.includes(key));
   if (unknown.length > 0) {
     issues.push({ path, message: `a ${kind} term has ${names.join(', ')}; unknown ${unknown.map((key) => `"${key}"`).join(', ')}` });
@@ -157,6 +159,20 @@ function checkTerm(
       return false;
     }
   }
+  if (kind === 'function') {
+    const { formula } = term;
+    if (typeof formula !== 'string') {
+      issues.push({ path, message: `a function term's formula is a string such as "2 * x + sin(angle)", got ${showValue(formula)}` });
+      return false;
+    }
+    try {
+      compileFormula(formula, formulaNames(inputNames ?? [], outputNames));
+    } catch (error) {
+      if (!(error instanceof FormulaError)) throw error;
+      issues.push({ path, message: `function: ${error.message} in formula ${showValue(formula)}` });
+      return false;
+    }
+  }
   const problem = termValueProblem(typed);
   if (problem) issues.push({ path, message: `${kind}: ${problem}` });
   return problem === undefined;
@@ -166,9 +182,11 @@ function checkTerm(
  * What is wrong with one set given as a term object (what a 400 would say of it), or undefined:
  * the same check validateAgent makes, for whoever changes a term's numbers (tuning).
  */
-export function termProblem(term: TermDefinition, output: boolean, inputNames?: readonly string[]): string | undefined {
+export function termProblem(term: TermDefinition, output: boolean, inputNames?: readonly string[], outputNames: readonly string[] = []): string | undefined {
   const issues: ValidationIssue[] = [];
-  return checkTerm(term as unknown as Record<string, unknown>, '', output, inputNames, issues) ? undefined : issues.map((issue) => issue.message).join('; ');
+  return checkTerm(term as unknown as Record<string, unknown>, '', output, inputNames, outputNames, issues)
+    ? undefined
+    : issues.map((issue) => issue.message).join('; ');
 }
 
 /**
@@ -228,7 +246,7 @@ function checkVariables(
       if (setName === '') issues.push({ path: `${path}.`, message: 'set names must not be empty' });
       const set = sets[setName];
       const setValid = isRecord(set)
-        ? checkTerm(set, `${path}.${setName}`, kind === 'outputs', inputNames, issues)
+        ? checkTerm(set, `${path}.${setName}`, kind === 'outputs', inputNames, kind === 'outputs' ? names : [], issues)
         : checkPoints(set, `${path}.${setName}`, issues);
       if (!setValid) valid = false;
     }
@@ -260,6 +278,7 @@ function referenceProblem(
   set: string | undefined,
   own: Variables | undefined,
   other: Variables | undefined,
+  anyAllowed: boolean,
 ): { problem: string; onSet: boolean } | undefined {
   if (!own) return undefined;
   if (!Object.hasOwn(own, variable)) {
@@ -271,7 +290,7 @@ function referenceProblem(
   }
   const sets = own[variable];
   // `x IS any` is the hedge any, unless x has a set of that name
-  if (sets && set !== undefined && !Object.hasOwn(sets, set) && !(role === 'input' && set === ANY)) {
+  if (sets && set !== undefined && !Object.hasOwn(sets, set) && !(anyAllowed && set === ANY)) {
     return { problem: `unknown set ${showValue(set)} for ${role} ${showValue(variable)} (known: ${known(sets)})`, onSet: true };
   }
   return undefined;
@@ -286,12 +305,22 @@ function conditionReferences(condition: Condition): Array<Extract<Condition, { t
 /** Every unknown name in a rule, each with the column where it was written. */
 function ruleProblems(ast: RuleAst, columns: NameColumns, inputs?: Variables, outputs?: Variables): string[] {
   const problems: string[] = [];
-  const check = (role: 'input' | 'output', variable: string, set: string | undefined, [variableColumn, setColumn]: readonly [number, number]) => {
-    const found = referenceProblem(role, variable, set, role === 'input' ? inputs : outputs, role === 'input' ? outputs : inputs);
+  const check = (
+    role: 'input' | 'output',
+    variable: string,
+    set: string | undefined,
+    [variableColumn, setColumn]: readonly [number, number],
+    anyAllowed = false,
+  ) => {
+    const found = referenceProblem(role, variable, set, role === 'input' ? inputs : outputs, role === 'input' ? outputs : inputs, anyAllowed);
     if (found) problems.push(`column ${found.onSet ? setColumn : variableColumn}: ${found.problem}`);
   };
   if (ast.type === 'if') {
-    for (const is of conditionReferences(ast.condition)) check('input', is.variable, is.set, columns.get(is)!);
+    for (const is of conditionReferences(ast.condition)) {
+      // a condition may name an output (chained): the degree its rules gave the set
+      const chained = inputs && outputs && !Object.hasOwn(inputs, is.variable) && Object.hasOwn(outputs, is.variable);
+      check(chained ? 'output' : 'input', is.variable, is.set, columns.get(is)!, true);
+    }
     for (const conclusion of ast.conclusions) check('output', conclusion.variable, conclusion.set, columns.get(conclusion)!);
   } else {
     const [inputColumn, outputColumn] = columns.get(ast)!;
@@ -399,7 +428,7 @@ function checkOperators(value: unknown, issues: ValidationIssue[], inputs?: Vari
 /** Whether every set of a variable is a constant or linear term (nothing with a shape over the range). */
 function onlyWeightedTerms(sets: Record<string, unknown> | undefined): boolean {
   const all = sets ? Object.values(sets) : [];
-  return all.length > 0 && all.every((set) => isRecord(set) && (set.type === 'constant' || set.type === 'linear'));
+  return all.length > 0 && all.every((set) => isRecord(set) && SUGENO_KINDS.has(set.type as TermKind));
 }
 
 function checkRanges(given: unknown, path: string, issues: ValidationIssue[], inputs?: Variables, outputs?: Variables): void {
@@ -530,6 +559,10 @@ export function validateAgent(definition: unknown): { agent: ValidatedAgent; iss
     }
   }
   if (issues.length === 0 && outputs) checkOutputMethods(outputs, definition.operators as Operators | undefined, issues);
+  if (issues.length === 0 && inputs && outputs) {
+    const order = dependencyOrder(parsedRules, inputs as Record<string, Record<string, unknown>>, outputs as Record<string, Record<string, unknown>>);
+    if ('cycle' in order) issues.push(order.cycle);
+  }
   if (issues.length > 0) return { issues };
   // no issues: every part has the shape checked above
   const operators = definition.operators as Operators | undefined;

@@ -20,11 +20,11 @@ export function isPoints(set: SetDefinition | TermDefinition): set is SetDefinit
   return Array.isArray(set);
 }
 
-/** The finite x a set is drawn between: its points, or its kind's breakpoints (a constant's value; none for linear). */
+/** The finite x a set is drawn between: its points, or its kind's breakpoints (a constant's value; none for linear and function). */
 function setExtent(set: SetDefinition | TermDefinition): readonly number[] {
   if (isPoints(set)) return set;
   if (set.type === 'constant') return [set.value];
-  if (set.type === 'linear') return [];
+  if (set.type === 'linear' || set.type === 'function') return [];
   return termBreakpoints(compileTerm(set, termTrapezoid(set)));
 }
 

@@ -1,10 +1,12 @@
 // Weighted defuzzification (fuzzylite: WeightedAverage, WeightedSum): a Takagi–Sugeno or Tsukamoto
 // output in closed form. Each activation w of a term (a rule's strength, through its conclusion's
-// hedges) weighs the term's value z: a constant's value, a linear term's Σ c·input + constant, or a
-// monotonic term's Tsukamoto value (the x where it reaches w). With aggregation `none` every
+// hedges) weighs the term's value z: a constant's value, a linear term's Σ c·input + constant, a
+// function term's formula (x = w, as fuzzylite's Function::membership(w)), or a monotonic term's
+// Tsukamoto value (the x where it reaches w). With aggregation `none` every
 // activation counts on its own; with an s-norm, the activations of one term are first combined.
 
 import { ALL_OF_MIN, ALL_OF_PRODUCT, conclusionDegree, concludingPairs, flatDegree, type ActivationLayout } from './activation.js';
+import { compileFormula, evaluateFormula, type Formula, type FormulaNames } from './formula.js';
 import { sNorm } from './norms.js';
 import { tsukamoto } from './terms.js';
 import type { Polygon, TermDefinition } from './types.js';
@@ -12,6 +14,7 @@ import type { Polygon, TermDefinition } from './types.js';
 export const CONSTANT_VALUE = 0;
 export const LINEAR_VALUE = 1;
 export const TSUKAMOTO_VALUE = 2;
+export const FORMULA_VALUE = 3;
 
 export interface WeightedPlan {
   /** true: Σwz / Σw; false: Σwz */
@@ -28,6 +31,8 @@ export interface WeightedPlan {
   readonly coefficients: Float64Array;
   /** per set: the term a Tsukamoto value inverts */
   readonly terms: ReadonlyArray<TermDefinition | undefined>;
+  /** per set: a function term's formula */
+  readonly formulas: ReadonlyArray<Formula | undefined>;
   /** the (rule, conclusion) pairs concluding this output */
   readonly pairRule: Int32Array;
   readonly pairConclusion: Int32Array;
@@ -36,6 +41,7 @@ export interface WeightedPlan {
 export function planWeighted(
   definitions: ReadonlyArray<TermDefinition>,
   firstSet: number,
+  names: FormulaNames,
   inputNames: readonly string[],
   activation: ActivationLayout,
   average: boolean,
@@ -54,6 +60,8 @@ export function planWeighted(
       inputNames.forEach((name, i) => {
         if (Object.hasOwn(term.coefficients, name)) coefficients[s * inputNames.length + i] = term.coefficients[name]!;
       });
+    } else if (term.type === 'function') {
+      valueKind[s] = FORMULA_VALUE;
     } else {
       valueKind[s] = TSUKAMOTO_VALUE;
     }
@@ -65,16 +73,18 @@ export function planWeighted(
     valueKind,
     constants,
     coefficients,
-    terms: definitions.map((term) => (term.type === 'constant' || term.type === 'linear' ? undefined : term)),
+    terms: definitions.map((term) => (term.type === 'constant' || term.type === 'linear' || term.type === 'function' ? undefined : term)),
+    formulas: definitions.map((term) => (term.type === 'function' ? compileFormula(term.formula, names) : undefined)),
     ...concludingPairs(activation, firstSet, n),
   };
 }
 
-/** The value z of set s (an index within the output) activated to w, for these input values. */
-function termValue(plan: WeightedPlan, s: number, w: number, values: Float64Array): number {
+/** The value z of set s (an index within the output) activated to w, for these input values (and output values, which a formula may read). */
+function termValue(plan: WeightedPlan, s: number, w: number, values: Float64Array, outputValues: Float64Array): number {
   const kind = plan.valueKind[s]!;
   if (kind === CONSTANT_VALUE) return plan.constants[s]!;
   if (kind === TSUKAMOTO_VALUE) return tsukamoto(plan.terms[s]!, w);
+  if (kind === FORMULA_VALUE) return evaluateFormula(plan.formulas[s]!, w, values, outputValues);
   let z = plan.constants[s]!;
   const count = values.length;
   for (let i = 0; i < count; i++) {
@@ -104,7 +114,14 @@ export function termWeights(plan: WeightedPlan, activation: ActivationLayout, st
 }
 
 /** The crisp value, or NaN when no rule reaches the output (or a linear term needs a missing input). */
-export function weighted(plan: WeightedPlan, activation: ActivationLayout, strengths: Float64Array, values: Float64Array, weights: Float64Array): number {
+export function weighted(
+  plan: WeightedPlan,
+  activation: ActivationLayout,
+  strengths: Float64Array,
+  values: Float64Array,
+  outputValues: Float64Array,
+  weights: Float64Array,
+): number {
   let sum = 0;
   let total = 0;
   if (plan.aggregation < 0) {
@@ -113,7 +130,7 @@ export function weighted(plan: WeightedPlan, activation: ActivationLayout, stren
       const c = pairConclusion[p]!;
       const w = conclusionDegree(activation, strengths, pairRule[p]!, c);
       if (w === 0) continue;
-      sum += w * termValue(plan, activation.conclusionSets[c]! - plan.firstSet, w, values);
+      sum += w * termValue(plan, activation.conclusionSets[c]! - plan.firstSet, w, values, outputValues);
       total += w;
     }
   } else {
@@ -121,7 +138,7 @@ export function weighted(plan: WeightedPlan, activation: ActivationLayout, stren
     for (let s = 0; s < plan.valueKind.length; s++) {
       const w = weights[s]!;
       if (w === 0) continue;
-      sum += w * termValue(plan, s, w, values);
+      sum += w * termValue(plan, s, w, values, outputValues);
       total += w;
     }
   }
@@ -164,7 +181,7 @@ export function planSugeno(plans: ReadonlyArray<WeightedPlan | unknown>, activat
 }
 
 /** The output's crisp value by the fast path: NaN when no rule reaches it (or a linear term needs a missing input). */
-export function weighSugeno(plan: SugenoPlan, activation: ActivationLayout, degrees: Float64Array, values: Float64Array): number {
+export function weighSugeno(plan: SugenoPlan, activation: ActivationLayout, degrees: Float64Array, values: Float64Array, outputValues: Float64Array): number {
   const { output, ruleTerm } = plan;
   const { conditionKind, literals, literalStart, weights, threshold } = activation;
   let sum = 0;
@@ -172,7 +189,7 @@ export function weighSugeno(plan: SugenoPlan, activation: ActivationLayout, degr
   for (let r = 0; r < ruleTerm.length; r++) {
     const w = flatDegree(conditionKind[r]!, literals, literalStart[r]!, literalStart[r + 1]!, degrees) * weights[r]!;
     if (!(w >= threshold)) continue;
-    sum += w * termValue(output, ruleTerm[r]!, w, values);
+    sum += w * termValue(output, ruleTerm[r]!, w, values, outputValues);
     total += w;
   }
   return weightedResult(output, sum, total);
@@ -184,6 +201,7 @@ export function weightedTrace(
   activation: ActivationLayout,
   strengths: Float64Array,
   values: Float64Array,
+  outputValues: Float64Array,
   weights: Float64Array,
 ): { bars: Array<{ set: number; polygon: Polygon }>; combined: Polygon; heightCentroid: number } {
   termWeights(plan, activation, strengths, weights);
@@ -193,7 +211,9 @@ export function weightedTrace(
   for (let s = 0; s < plan.valueKind.length; s++) {
     const w = weights[s]!;
     if (!(w > 0)) continue;
-    const z = termValue(plan, s, Math.min(w, 1), values);
+    const z = termValue(plan, s, Math.min(w, 1), values, outputValues);
+    // a formula may have no finite value here (sin(x)/x at 0, 1/0): no bar to draw
+    if (plan.valueKind[s] === FORMULA_VALUE && !Number.isFinite(z)) continue;
     bars.push({
       set: plan.firstSet + s,
       polygon: [

@@ -79,11 +79,7 @@ function termObject(term: FileTerm, inputs: readonly string[]): TermDefinition {
   const height = term.height === 1 ? {} : { height: term.height };
   switch (kind) {
     case 'function':
-      return refuse(
-        line,
-        'Function',
-        `the Function term "${name}" (${JSON.stringify(term.expression ?? '')}): fuzzbox runs no expressions inside an agent; replace it by a Linear or Constant term`,
-      );
+      return { type: 'function', formula: term.expression ?? '' };
     case 'discrete': {
       const points: Array<[number, number]> = [];
       for (let i = 0; i + 1 < p.length; i += 2) points.push([p[i]!, p[i + 1]!]);
@@ -146,8 +142,9 @@ function variableOf(variable: FileVariable, output: boolean, inputs: readonly st
 
 /** What an output chooses for itself, left out where it is what its kind of output has by default. */
 function outputSettings(variable: FileVariable, sugeno: boolean): OutputOperators {
-  const { aggregation, defuzzifier, lockPrevious, defaultValue } = variable;
-  if (lockPrevious?.value) refuse(lockPrevious.line, 'lock-previous', `lock-previous: true on "${variable.name}" (an evaluation depends only on its inputs)`);
+  // lock-previous (keep the last call's value when no rule fires) is read and not kept: an evaluation
+  // depends only on its inputs, so such an output takes its default, or is left out (docs/FORMATS.md)
+  const { aggregation, defuzzifier, defaultValue } = variable;
   const settings: { aggregation?: Aggregation; defuzzification?: OutputOperators['defuzzification']; default?: number } = {};
   const weighted = defuzzifier ? defuzzifier.name === 'weightedAverage' || defuzzifier.name === 'weightedSum' : sugeno;
   if (aggregation) {
@@ -177,18 +174,6 @@ function blockOperators(block: FileRuleBlock): BlockOperators {
   if (block.implication === undefined) chosen.implication = 'min';
   else if (block.implication.name) chosen.implication = norm(T_NORMS, 'implication', block.implication);
   return chosen;
-}
-
-/** The variables a condition names. */
-function conditionVariables(condition: Condition): string[] {
-  switch (condition.type) {
-    case 'is':
-      return [condition.variable];
-    case 'not':
-      return conditionVariables(condition.operand);
-    default:
-      return condition.operands.flatMap(conditionVariables);
-  }
 }
 
 /** The agent a model file describes; a FormatError for anything it cannot hold. */
@@ -238,13 +223,6 @@ export function agentOfFile(file: ModelFile): Model {
       rules.push(text);
       ruleLines.push(rule.line);
       const ast = parseRule(text) as IfRule;
-      const chained = conditionVariables(ast.condition).find((variable) => Object.hasOwn(outputs, variable) && !Object.hasOwn(inputs, variable));
-      if (chained !== undefined)
-        refuse(
-          rule.line,
-          'chained',
-          `a condition on the output "${chained}" (fuzzylite feeds back its previous value; an evaluation here depends only on its inputs: chain two agents instead)`,
-        );
       for (const { variable } of ast.conclusions) {
         // a weighted output implies nothing: its block's implication is no choice of its own
         if (weightedOutputs.has(variable)) continue;

@@ -18,7 +18,7 @@ export function readFcl(text: string): Model {
   return agentOfFile(readFclFile(text));
 }
 
-function termLine({ name, kind, parameters, height }: FileTerm): string {
+function termLine({ name, kind, parameters, height, expression }: FileTerm): string {
   const written = writableName(name, FORMAT);
   if (kind === 'constant') return `  TERM ${written} := ${show(parameters[0]!)};`;
   if (kind === 'discrete' && height === 1) {
@@ -27,7 +27,7 @@ function termLine({ name, kind, parameters, height }: FileTerm): string {
     return `  TERM ${written} := ${points.join(' ')};`;
   }
   const values = [...parameters, ...(height === 1 ? [] : [height])];
-  return `  TERM ${written} := ${className(kind)} ${values.map(show).join(' ')};`;
+  return `  TERM ${written} := ${className(kind)} ${expression ?? values.map(show).join(' ')};`;
 }
 
 /** Writes an agent as FCL; throws FormatError for a name FCL cannot hold. */

@@ -27,6 +27,8 @@ function termOf(name: string, set: SetDefinition | TermDefinition, range: readon
       return { name, line: 0, kind: 'constant', parameters: [term.value], height: 1 };
     case 'linear':
       return { name, line: 0, kind: 'linear', parameters: [...inputs.map((input) => term.coefficients[input] ?? 0), term.constant ?? 0], height: 1 };
+    case 'function':
+      return { name, line: 0, kind: 'function', parameters: [], height: 1, expression: term.formula };
     default: {
       const members: readonly string[] = TERM_PARAMETERS[term.type];
       return {

@@ -38,7 +38,7 @@ function membershipFunction(term: FileTerm): string {
   const parameters = [...term.parameters];
   if (known.order) known.order.forEach((matlab, i) => (parameters[matlab] = term.parameters[i]!));
   if (term.height !== 1) parameters.push(term.height);
-  return `${quoted(term.name)}:'${type}',[${parameters.map(show).join(' ')}]`;
+  return `${quoted(term.name)}:'${type}',[${term.expression ?? parameters.map(show).join(' ')}]`;
 }
 
 /** One variable's term index with its hedges and NOT: fuzzylite's code (`-2.3`: not extremely the second). */
@@ -60,6 +60,7 @@ function ruleRow(rule: IfRule, inputs: readonly FileVariable[], outputs: readonl
     const is = negated ? literal.operand : literal;
     if (is.type !== 'is') throw refuse('its rules are one AND or one OR of conditions, without nesting');
     const i = inputs.findIndex((input) => input.name === is.variable);
+    if (i < 0) throw refuse(`its condition names the output "${is.variable}", and FIS rows have a column per input only`);
     if (antecedent[i] !== 0) throw refuse(`it names input "${is.variable}" twice`);
     antecedent[i] = code(is, negated, inputs[i]!);
   }

@@ -14,9 +14,9 @@ export function readFll(text: string): Model {
   return agentOfFile(readFllFile(text));
 }
 
-function termLine({ name, kind, parameters, height }: FileTerm): string {
+function termLine({ name, kind, parameters, height, expression }: FileTerm): string {
   const values = [...parameters, ...(height === 1 ? [] : [height])];
-  return `  term: ${writableName(name, FORMAT)} ${className(kind)} ${values.map(show).join(' ')}`;
+  return `  term: ${writableName(name, FORMAT)} ${className(kind)} ${expression ?? values.map(show).join(' ')}`;
 }
 
 /** Writes an agent as FLL; throws FormatError for a name FLL cannot hold or a rule it cannot express. */

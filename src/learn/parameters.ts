@@ -45,6 +45,8 @@ export const PARAMETER_ROLES = {
   // a Takagi–Sugeno constant is the output's value where its rules fire: a position on the output's universe
   constant: { value: 'position' },
   linear: {},
+  // a formula is the person's own expression: no number of it is tuned (docs/LEARNING.md)
+  function: {},
 } as const satisfies { readonly [K in TermKind]: Readonly<Record<(typeof TERM_PARAMETERS)[K][number], Role>> };
 
 /**

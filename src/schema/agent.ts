@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../engine/types.js';
+import { MAX_FORMULA_LENGTH } from '../engine/limits.js';
 import { TERM_KINDS, TERM_PARAMETERS } from '../engine/terms.js';
 import type { TermDefinition, TermKind } from '../engine/types.js';
 import { OPERATOR_CHOICES } from '../engine/validate.js';
@@ -21,7 +22,7 @@ export const pointsSchema = z
 
 const parameter = (kind: string, name: string) => z.number({ error: `${kind}'s ${name} must be a finite number` });
 
-/** The parameters of one kind beside `type`: its numbers (TERM_PARAMETERS), or a discrete's points and a linear term's coefficients. */
+/** The parameters of one kind beside `type`: its numbers (TERM_PARAMETERS), or a discrete's points, a linear term's coefficients, a function term's formula. */
 function termShape(kind: TermKind): z.ZodRawShape {
   const height = { height: z.number({ error: `${kind}'s height must be a number above 0 and at most 1` }).optional() };
   if (kind === 'discrete') {
@@ -34,6 +35,13 @@ function termShape(kind: TermKind): z.ZodRawShape {
         error: recordError('a linear term\'s coefficients map input name → number, e.g. {"x": 2}'),
       }),
       constant: parameter(kind, 'constant').optional(),
+    };
+  }
+  if (kind === 'function') {
+    return {
+      formula: z
+        .string({ error: 'a function term\'s formula is a string such as "2 * x + sin(angle)"' })
+        .max(MAX_FORMULA_LENGTH, { error: `a function term's formula has at most ${MAX_FORMULA_LENGTH} characters` }),
     };
   }
   const numbers = Object.fromEntries(TERM_PARAMETERS[kind].map((name) => [name, parameter(kind, name)]));
@@ -49,7 +57,7 @@ export const termSchema = z.discriminatedUnion(
       {
         error: (issue) =>
           issue.code === 'unrecognized_keys'
-            ? `a ${kind} term has ${['type', ...(TERM_PARAMETERS[kind] as readonly string[])].join(', ')}, not ${issue.keys.join(', ')}`
+            ? `a ${kind} term has ${['type', ...Object.keys(termShape(kind))].join(', ')}, not ${issue.keys.join(', ')}`
             : undefined,
       },
     ),

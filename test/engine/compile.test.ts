@@ -280,11 +280,12 @@ describe('AgentValidationError', () => {
       },
     ],
     [
-      'an output in a condition',
+      'an output whose condition reads itself',
       withChange({ rules: ['IF fan IS on THEN fan IS off'] }),
       {
         path: 'rules[0]',
-        message: 'column 4: "fan" is an output; a condition needs an input (inputs: temperature) in rule "IF fan IS on THEN fan IS off"',
+        message:
+          'output "fan" depends on itself (fan → fan): a condition on an output is read after every rule concluding it, and a formula after the outputs it reads',
       },
     ],
     [

@@ -1,8 +1,8 @@
 // fuzzylite's whole example corpus (../shared/fuzzylite-examples: every model as FLL, FIS and FCL
 // with the outputs fuzzylite published, .fld), enumerated from the folder: each file imports,
-// evaluates to its .fld, and round-trips through every format — or is one of the four models refused
-// with a FormatError naming a construct fuzzbox cannot hold and the line holding it (the lists below),
-// or a known difference whose reason the test shows accounts for all of it (one model, below).
+// evaluates to its .fld, and round-trips through every format — or is refused by a format that cannot
+// express it, with a FormatError naming the construct and the line holding it (the lists below), or
+// is a known difference whose reason the test shows accounts for all of it (three models, below).
 //
 // Tolerances. fuzzylite integrates an output (Centroid, Bisector, …) by sampling `resolution`
 // midpoints over the output's range, h = range / resolution apart. Where the aggregated set is
@@ -15,50 +15,136 @@
 // agents keep MATLAB's semantics, every rule above 0: docs/FORMATS.md).
 
 import { describe, expect, it } from 'vitest';
-import { compileAgent, evaluate, type CompiledAgent } from '../../src/engine/index.js';
-import type { AgentDefinition } from '../../src/engine/types.js';
+import { activations, compileAgent, evaluate, membership, type CompiledAgent } from '../../src/engine/index.js';
+import type { AgentDefinition, Outputs } from '../../src/engine/types.js';
 import { FormatError, readModel, writeModel, type Model, type ModelFormat } from '../../src/formats/index.js';
 import { sharedFiles, sharedText } from '../support/shared.js';
 
 const formats: ModelFormat[] = ['fll', 'fis', 'fcl'];
 
 /**
- * Constructs fuzzbox refuses by design, why, and what the line the refusal names holds (the test
+ * Constructs a format cannot express, why, and what the line the refusal names holds (the test
  * reads that line of the file itself).
  */
 const CANNOT_HOLD: Readonly<Record<string, { reason: string; line: RegExp }>> = {
-  Function: { reason: 'an arbitrary expression: no expression language runs inside an agent', line: /\bFunction\b|'function'/ },
-  chained: { reason: 'a condition on an output (fuzzylite feeds back the previous value): an evaluation depends only on its inputs', line: /\bif\b.*\bthen\b/ },
   rule: {
     reason: 'FIS rows cannot name an output in a condition, so fuzzylite wrote chained rules with no condition',
     line: /^[\d. ]+,[\d. ]+\([\d.]+\)\s*:\s*\d/,
   },
 };
 
-/** The models refused, exactly these, and the construct each format's file is refused for. */
-const REFUSED: Readonly<Record<string, Record<ModelFormat, keyof typeof CANNOT_HOLD>>> = {
-  'mamdani/Laundry': { fll: 'chained', fis: 'rule', fcl: 'chained' },
-  'mamdani/SimpleDimmerChained': { fll: 'chained', fis: 'rule', fcl: 'chained' },
-  'mamdani/SimpleDimmerInverse': { fll: 'chained', fis: 'rule', fcl: 'chained' },
-  'takagi-sugeno/approximation': { fll: 'Function', fis: 'Function', fcl: 'Function' },
+/** The models a format cannot express, exactly these, and the construct each is refused for there. */
+const REFUSED: Readonly<Record<string, Partial<Record<ModelFormat, keyof typeof CANNOT_HOLD>>>> = {
+  'mamdani/Laundry': { fis: 'rule' },
+  'mamdani/SimpleDimmerChained': { fis: 'rule' },
+  'mamdani/SimpleDimmerInverse': { fis: 'rule' },
 };
+
+/** An agent's outputs for some inputs, given the outputs fuzzylite published on the row before. */
+type Evaluator = (inputs: Record<string, number>, before: Readonly<Record<string, number>>) => Outputs;
 
 /**
  * Models that import and round-trip but whose .fld fuzzbox does not reproduce, each with its reason;
- * the test asserts the difference and that the reason accounts for all of it.
+ * the test asserts the difference and that the reason accounts for all of it: the model computed
+ * as fuzzylite 6 (which wrote the .fld) computes it matches.
  *
  * sugeno_tip_calculator: fuzzylite (Consequent::modify, up to 7.x) applies a conclusion's hedges to
  * the rule's activation degree in place, so they carry on to every later conclusion of the rule:
  * `THEN a IS extremely Low, b IS very Low, c IS Low` gives b very(extremely(w)) and c the same.
  * Octave, which wrote the model, and fuzzbox hedge each conclusion on its own; the .fld holds
  * fuzzylite's quirk, so the test rewrites the rules to carry the hedges and then requires a match.
+ *
+ * approximation: its outputs `lock-previous: true` keep the previous call's value when no rule
+ * fires, and fuzzylite's exporter computed the rows in order: where no rule reaches outputFx
+ * (inputX = 10) the .fld holds the row before's value, and diffFx, whose formula reads outputFx,
+ * follows. An evaluation here depends only on its inputs, so the output takes its default (none);
+ * with the default set to the row before's published value the model matches.
+ *
+ * Laundry: fuzzylite 6's MeanOfMaximum is the middle of the first plateau at the maximum; fuzzylite
+ * 7's, MATLAB's and fuzzbox's the mean over every maximum. Where Detergent's aggregated set reaches
+ * its maximum on two plateaus they differ; fuzzylite 6's rule, run on the aggregated set (min
+ * implication, max aggregation of the rules' strengths) at fuzzylite's samples, matches.
  */
-const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteComputes: (definition: AgentDefinition) => AgentDefinition }>> = {
+const KNOWN_DIFFERENCES: Readonly<Record<string, { reason: string; asFuzzyliteComputes: (definition: AgentDefinition) => Evaluator }>> = {
   'takagi-sugeno/octave/sugeno_tip_calculator': {
     reason: "fuzzylite carries a conclusion's hedges on to the rule's later conclusions",
-    asFuzzyliteComputes: (definition) => ({ ...definition, rules: definition.rules.map(carryConclusionHedges) }),
+    asFuzzyliteComputes: (definition) => {
+      const agent = compileAgent(asFuzzylite({ ...definition, rules: definition.rules.map(carryConclusionHedges) }));
+      return (inputs) => evaluate(agent, inputs).crisp;
+    },
+  },
+  'takagi-sugeno/approximation': {
+    reason: 'fuzzylite keeps a lock-previous output at the value of the row before when no rule fires',
+    asFuzzyliteComputes: (definition) => {
+      const fll = sharedText('fuzzylite-examples/takagi-sugeno/approximation.fll');
+      return (inputs, before) => evaluate(compileAgent(asFuzzylite(lockPrevious(definition, before, fll))), inputs).crisp;
+    },
+  },
+  'mamdani/Laundry': {
+    reason: "fuzzylite 6's MeanOfMaximum is the middle of the first plateau at the maximum, not the mean over every maximum",
+    asFuzzyliteComputes: (definition) => {
+      const agent = compileAgent(asFuzzylite(definition));
+      const resolution = resolutions(sharedText('fuzzylite-examples/mamdani/Laundry.fll'));
+      // each output set's degree at fuzzylite's samples (midpoints of `resolution` cells over the range)
+      const samples = Object.fromEntries(
+        Object.entries(definition.outputs).map(([output, sets]) => {
+          const [min, max] = agent.outputs[output]!.range;
+          const n = resolution.get(output)!;
+          const xs = Array.from({ length: n }, (_, i) => min + (i + 0.5) * ((max - min) / n));
+          return [
+            output,
+            { xs, degrees: Object.fromEntries(Object.entries(sets).map(([set, points]) => [set, xs.map((x) => membership(points, [min, max], x))])) },
+          ];
+        }),
+      );
+      return (inputs) => {
+        const crisp = evaluate(agent, inputs).crisp;
+        // each output set's degree: the largest strength of the rules concluding it (Laundry's conclusions have no hedges)
+        const reached: Record<string, Record<string, number>> = {};
+        activations(agent, inputs).forEach(({ strength }, r) => {
+          if (!(strength > 0)) return;
+          for (const { variable, set } of agent.expandedRules[r]!.conclusions) {
+            reached[variable] ??= {};
+            reached[variable][set] = Math.max(reached[variable][set] ?? 0, strength);
+          }
+        });
+        for (const [output, inferred] of Object.entries(reached)) {
+          const { xs, degrees } = samples[output]!;
+          // min implication, max aggregation
+          const ys = xs.map((_, i) => Math.max(...Object.entries(inferred).map(([set, w]) => Math.min(w, degrees[set]![i]!))));
+          crisp[output] = firstPlateauMiddle(xs, ys);
+        }
+        return crisp;
+      };
+    },
   },
 };
+
+/** fuzzylite 6's MeanOfMaximum (src/defuzzifier/MeanOfMaximum.cpp before 7.0) over its samples: the middle of the first plateau at the largest, within its 1e-6. */
+function firstPlateauMiddle(xs: readonly number[], ys: readonly number[]): number {
+  const equal = (a: number, b: number) => a === b || Math.abs(a - b) < 1e-6;
+  let top = -1;
+  let smallest = xs[0]!;
+  let largest = xs.at(-1)!;
+  let samePlateau = false;
+  ys.forEach((y, i) => {
+    if (!equal(y, top) && y > top) {
+      top = y;
+      smallest = largest = xs[i]!;
+      samePlateau = true;
+    } else if (samePlateau && equal(y, top)) largest = xs[i]!;
+    else if (!equal(y, top) && y < top) samePlateau = false;
+  });
+  return (smallest + largest) / 2;
+}
+
+/** The outputs the FLL locks (`lock-previous: true`) default to their value on the row before, where it had one. */
+function lockPrevious(definition: AgentDefinition, before: Readonly<Record<string, number>>, fll: string): AgentDefinition {
+  const locked = [...fll.matchAll(/^OutputVariable:\s*(\S+)[\s\S]*?lock-previous:\s*(\w+)/gm)].filter((match) => match[2] === 'true').map((match) => match[1]!);
+  const outputs = { ...definition.operators?.outputs };
+  for (const name of locked) if (Number.isFinite(before[name])) outputs[name] = { ...outputs[name], default: before[name]! };
+  return { ...definition, operators: { ...definition.operators, outputs } };
+}
 
 /** `THEN a IS extremely L, b IS very L, c IS L` → `THEN a IS extremely L, b IS very extremely L, c IS very extremely L`. */
 function carryConclusionHedges(rule: string): string {
@@ -120,12 +206,22 @@ function exactInputs(agent: CompiledAgent, published: { names: string[]; rows: n
   return (row) => Object.fromEntries(samplers.map((sample) => sample(row)));
 }
 
-/** The largest difference from the published outputs, each in units of its tolerance (≤ 1 passes). */
-function worstAgainst(agent: CompiledAgent, published: { names: string[]; rows: number[][] }, resolution: Map<string, number | undefined>): number {
+/**
+ * The largest difference from the published outputs, each in units of its tolerance (≤ 1 passes);
+ * `agent` gives the ranges and inputs, `evaluator` the outputs.
+ */
+function worstAgainst(
+  agent: CompiledAgent,
+  evaluator: Evaluator,
+  published: { names: string[]; rows: number[][] },
+  resolution: Map<string, number | undefined>,
+): number {
   let worst = 0;
   const inputsOf = exactInputs(agent, published);
+  let before: Record<string, number> = {};
   for (const row of published.rows) {
-    const crisp = evaluate(agent, inputsOf(row)).crisp;
+    const crisp = evaluator(inputsOf(row), before);
+    before = Object.fromEntries(published.names.map((name, column) => [name, row[column]!]));
     for (const output of Object.keys(agent.outputs)) {
       const column = published.names.indexOf(output);
       if (column < 0) continue;
@@ -164,9 +260,10 @@ function outcome(model: string, format: ModelFormat): Outcome {
   }
   const published = fld(sharedText(`fuzzylite-examples/${model}.fld`));
   const resolution = resolutions(sharedText(`fuzzylite-examples/${model}.fll`));
-  const worst = worstAgainst(compileAgent(asFuzzylite(read.definition)), published, resolution);
+  const agent = compileAgent(asFuzzylite(read.definition));
+  const worst = worstAgainst(agent, (inputs) => evaluate(agent, inputs).crisp, published, resolution);
   const known = KNOWN_DIFFERENCES[model];
-  const worstAsFuzzyliteComputes = known && worstAgainst(compileAgent(asFuzzylite(known.asFuzzyliteComputes(read.definition))), published, resolution);
+  const worstAsFuzzyliteComputes = known && worstAgainst(agent, known.asFuzzyliteComputes(read.definition), published, resolution);
   const roundTrips: Partial<Record<ModelFormat, string>> = {};
   for (const to of formats) {
     try {

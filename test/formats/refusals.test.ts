@@ -43,12 +43,36 @@ RuleBlock:
 `;
 
 describe('refusals name the construct and its line', () => {
-  it('what no agent holds: Function terms, lock-previous, conditions on outputs, disabled parts, other activations', () => {
-    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := Function 2*x; METHOD : COGS;', goodRules))).toMatchObject({ line: 12, construct: 'Function' });
+  it('what no agent holds: formulas outside the language, outputs depending on themselves, disabled parts, other activations', () => {
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := Function 2*x + eval(y); METHOD : COGS;', goodRules))).toMatchObject({
+      line: 12,
+      construct: 'outputs.y.a',
+    });
+    expect(refusal('fcl', fcl(goodFuzzify, 'TERM a := Function 2*x + eval(y); METHOD : COGS;', goodRules)).message).toMatch(/unknown function "eval"/);
     expect(refusal('fll', fll('', 'activation: Highest 2'))).toMatchObject({ line: 13, construct: 'activation highest' });
-    expect(refusal('fll', fll('term: off Ramp 0 1', '', 'if y is a then y is a'))).toMatchObject({ line: 14, construct: 'chained' });
-    expect(refusal('fll', fll('').replace('  aggregation: Maximum', '  lock-previous: true'))).toMatchObject({ line: 8, construct: 'lock-previous' });
+    expect(refusal('fll', fll('term: off Ramp 0 1', '', 'if y is a then y is a'))).toMatchObject({ line: 14, construct: 'rules[0]' });
+    expect(refusal('fll', fll('term: off Ramp 0 1', '', 'if y is a then y is a')).message).toMatch(/output "y" depends on itself \(y → y\)/);
     expect(refusal('fll', fll('').replace('RuleBlock:', 'RuleBlock:\n  enabled: false'))).toMatchObject({ line: 11, construct: 'enabled: false' });
+  });
+
+  it('reads lock-previous and does not keep it: an evaluation depends only on its inputs', () => {
+    const locked = readModel('fll', fll('').replace('  aggregation: Maximum', '  aggregation: Maximum\n  lock-previous: true'));
+    expect(locked).toEqual(readModel('fll', fll('')));
+  });
+
+  it('reads function terms (formulas over x, the inputs and other outputs) and conditions on outputs, and writes them back', () => {
+    const model = readModel('fcl', fcl(goodFuzzify, 'RANGE := (0 .. 10); TERM a := Function 2*x + max(x, 1) ^ 2; METHOD : COGS;', goodRules));
+    expect(model.definition.outputs.y).toEqual({ a: { type: 'function', formula: '2*x + max(x, 1) ^ 2' } });
+    for (const format of ['fll', 'fis', 'fcl'] as const) expect(readModel(format, writeModel(format, model))).toEqual(model);
+    const chained = readModel(
+      'fll',
+      fll('', '', 'if x is lo then y is a')
+        .replace('RuleBlock:', 'OutputVariable: z\n  range: 0 1\n  term: b Triangle 0 0.5 1\nRuleBlock:')
+        .concat('  rule: if y is a then z is b\n'),
+    );
+    expect(chained.definition.rules).toEqual(['IF x IS lo THEN y IS a', 'IF y IS a THEN z IS b']);
+    for (const format of ['fll', 'fcl'] as const) expect(readModel(format, writeModel(format, chained))).toEqual(chained);
+    expect(() => writeModel('fis', chained)).toThrow(/its condition names the output "y", and FIS rows have a column per input only/);
   });
 
   it('what no tool has: unknown term kinds, norms and defuzzifiers, named as the file names them', () => {

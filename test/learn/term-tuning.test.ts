@@ -13,7 +13,7 @@ import { agentBodySchema } from '../../src/schema/agent.js';
 
 /** Tsukamoto's kinds but the sigmoid, which only reaches 1 at infinity: a rule firing fully answers ±Infinity, tuned or not. */
 const MONOTONIC = ['ramp', 'sShape', 'zShape', 'concave'] as const;
-const FUZZY = TERM_KINDS.filter((kind) => kind !== 'constant' && kind !== 'linear');
+const FUZZY = TERM_KINDS.filter((kind) => kind !== 'constant' && kind !== 'linear' && kind !== 'function');
 
 /** A valid term of `kind` on 0..10, drawn by `next`. */
 function randomTerm(kind: TermKind, next: () => number): TermDefinition {
@@ -84,6 +84,8 @@ function randomTerm(kind: TermKind, next: () => number): TermDefinition {
       return { type: kind, value: positive(-5, 15) };
     case 'linear':
       return { type: kind, coefficients: { a: positive(-2, 2), b: positive(-2, 2) }, ...(next() < 0.7 ? { constant: positive(-5, 5) } : {}) };
+    case 'function':
+      return { type: kind, formula: `${at()} + a * ${positive(-2, 2)} - b` };
   }
 }
 
@@ -101,12 +103,12 @@ function randomAgent(seed: number): AgentDefinition {
   const inputs = { a: terms(FUZZY, 3), b: terms(FUZZY, 2) };
   const outputs = {
     m: terms(FUZZY, 3),
-    s: { c0: randomTerm('constant', next), l1: randomTerm('linear', next), c2: randomTerm('constant', next) },
+    s: { c0: randomTerm('constant', next), l1: randomTerm('linear', next), c2: randomTerm('constant', next), f3: randomTerm('function', next) },
     t: terms(MONOTONIC, 3),
   };
   const rules = Array.from({ length: 5 }, (_, i) => {
     const [x, y] = [pick(Object.keys(inputs.a), next), pick(Object.keys(inputs.b), next)];
-    const [m, s, t] = [`t${i % 3}`, pick(['c0', 'l1', 'c2'], next), `t${(i + 1) % 3}`];
+    const [m, s, t] = [`t${i % 3}`, pick(['c0', 'l1', 'c2', 'f3'], next), `t${(i + 1) % 3}`];
     return `IF a IS ${x} ${next() < 0.5 ? 'AND' : 'OR'} b IS ${y} THEN m IS ${m}, s IS ${s}, t IS ${t}`;
   });
   return {
