@@ -171,47 +171,60 @@ export class EvaluationWriter {
       const logGroups = transaction.objectStore('logGroups');
       const tallies = transaction.objectStore('tallies');
       const movedOn: Job[] = [];
-      let headsToRead = jobs.length;
-      for (const job of jobs) {
-        heads.get(job.agentID).onsuccess = (event) => {
-          const head = (event.target as IDBRequest<HeadRecord | undefined>).result;
-          if (head?.userID !== job.userID || head.latestVersion !== job.versionID) movedOn.push(job);
-          // requests answer in the order they were made: every head is in before any add
-          if (--headsToRead === 0 && movedOn.length > 0) transaction.abort();
-        };
-      }
       const written = new Map<Job, number[]>();
-      const changes: TallyChanges = new Map();
-      for (const job of jobs) {
-        const groups = groupsOf(job);
-        const keys: number[] = [];
-        written.set(job, keys);
-        count(
-          changes,
-          job.userID,
-          groups.reduce((logs, group) => logs + group.keys.length, 0),
-        );
-        for (const group of groups) {
-          logGroups.add(group).onsuccess = (event) => {
-            const key = (event.target as IDBRequest<IDBValidKey>).result as number;
-            if (isLarge(job) && job.floor === undefined) {
-              // before the commit: a push must never see these keys without knowing them unfinished
-              job.floor = key;
-              this.#holding.add(job);
-            }
-            keys.push(key);
+      try {
+        // one read per agent, however many of its requests share the transaction
+        const byAgent = new Map<string, Job[]>();
+        for (const job of jobs) {
+          const same = byAgent.get(job.agentID);
+          if (same) same.push(job);
+          else byAgent.set(job.agentID, [job]);
+        }
+        let headsToRead = byAgent.size;
+        for (const [agentID, agentJobs] of byAgent) {
+          heads.get(agentID).onsuccess = (event) => {
+            const head = (event.target as IDBRequest<HeadRecord | undefined>).result;
+            for (const job of agentJobs) if (head?.userID !== job.userID || head?.latestVersion !== job.versionID) movedOn.push(job);
+            // requests answer in the order they were made: every head is in before any add
+            if (--headsToRead === 0 && movedOn.length > 0) transaction.abort();
           };
         }
-      }
-      let talliesToRead = changes.size;
-      for (const [userID, change] of changes) {
-        const read = tallies.get(userID);
-        read.onsuccess = () => {
-          const tally = read.result as TallyRecord | undefined;
-          // an account without a tally (dropped on a full disk) is recounted when next read
-          if (tally) tallies.put({ userID, evaluations: tally.evaluations + change.evaluations, feedback: tally.feedback + change.feedback });
-          if (--talliesToRead === 0) transaction.commit?.();
-        };
+        const changes: TallyChanges = new Map();
+        for (const job of jobs) {
+          const groups = groupsOf(job);
+          const keys: number[] = [];
+          written.set(job, keys);
+          count(
+            changes,
+            job.userID,
+            groups.reduce((logs, group) => logs + group.keys.length, 0),
+          );
+          for (const group of groups) {
+            logGroups.add(group).onsuccess = (event) => {
+              const key = (event.target as IDBRequest<IDBValidKey>).result as number;
+              if (isLarge(job) && job.floor === undefined) {
+                // before the commit: a push must never see these keys without knowing them unfinished
+                job.floor = key;
+                this.#holding.add(job);
+              }
+              keys.push(key);
+            };
+          }
+        }
+        let talliesToRead = changes.size;
+        for (const [userID, change] of changes) {
+          const read = tallies.get(userID);
+          read.onsuccess = () => {
+            const tally = read.result as TallyRecord | undefined;
+            // an account without a tally (dropped on a full disk) is recounted when next read
+            if (tally) tallies.put({ userID, evaluations: tally.evaluations + change.evaluations, feedback: tally.feedback + change.feedback });
+            if (--talliesToRead === 0) transaction.commit?.();
+          };
+        }
+      } catch (error) {
+        // a request that could not even be made (a value IndexedDB cannot store): nothing of the rest commits
+        transaction.abort();
+        throw error;
       }
       transaction.oncomplete = () => {
         // committed: only now does a large job count its piece as written
