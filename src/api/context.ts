@@ -2,6 +2,7 @@ import type { FuzzboxStore } from '../store/store.js';
 import type { Autopilot } from '../core/autopilot.js';
 import type { Replicator } from '../core/replicator.js';
 import type { CompiledAgents } from '../core/compiled-agents.js';
+import type { KnownAgents } from '../core/known-agents.js';
 
 /** How far an optimization of `agentID` is: `done` of at most `total` candidate agents estimated. */
 export interface OptimizeProgress {
@@ -25,6 +26,8 @@ export interface StorageManagerLike {
 export interface ServiceState {
   store: FuzzboxStore;
   compiledAgents: CompiledAgents;
+  /** agents' records as last read, for answering evaluations: checked again as their logs are stored */
+  knownAgents: KnownAgents;
   signup: boolean;
   /** always starts and ends with `/` */
   basePath: string;

@@ -9,6 +9,7 @@ import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from '..
 import type { SyncStatus } from '../schema/sync.js';
 import { isSyncReplica, type SyncReplica } from '../store/sync-replica.js';
 import { CompiledAgents } from '../core/compiled-agents.js';
+import { KnownAgents } from '../core/known-agents.js';
 import type { OptimizeProgress, ServiceState, StorageManagerLike } from './context.js';
 import { errorResponse } from './http.js';
 import { openAccount } from './resources/account.js';
@@ -95,6 +96,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
   const service: ServiceState = {
     store,
     compiledAgents: new CompiledAgents(),
+    knownAgents: new KnownAgents(store),
     signup: options.signup ?? true,
     basePath: normaliseBasePath(options.basePath ?? '/'),
     keyCache: new Map(),

@@ -10,12 +10,14 @@ import type { AgentRecord, EvaluationRecord } from '../store/records.js';
 import type { FuzzboxStore } from '../store/store.js';
 import { CANDIDATE_SHARE, isOn, type Autopilot } from './autopilot.js';
 import type { CompiledAgents } from './compiled-agents.js';
+import type { KnownAgents } from './known-agents.js';
 import { checkAnswerSize, checkRequestCost } from './request-cost.js';
 
 /** What answering needs of the service it runs in. */
 export interface Answering {
   store: FuzzboxStore;
   compiledAgents: CompiledAgents;
+  knownAgents: KnownAgents;
   autopilot: Autopilot;
   /** uniform numbers in [0, 1) for exploration noise */
   random: () => number;
@@ -135,22 +137,41 @@ async function answererOf(service: Answering, agent: AgentRecord, latest: Compil
 }
 
 /**
+ * The agent to answer `request` with, compiled, and the request checked against it: the agent as
+ * last read when known, unless it refuses the request, which then is checked again against the
+ * agent as stored (a PUT elsewhere may have added the input it names, a DELETE made it a 410).
+ */
+async function checkedAgent(service: Answering, agentID: string, request: EvaluationRequest) {
+  const { agent, known } = await service.knownAgents.read(request.userID, agentID);
+  try {
+    const compiled = service.compiledAgents.get(agent.latestVersion, agent);
+    checkInputNames(compiled, request.items, request.batch, request.metaName);
+    checkRequestCost(compiled, request.items.length);
+    return { agent, compiled, known };
+  } catch (error) {
+    if (!known) throw error;
+    service.knownAgents.forget(agentID);
+    return checkedAgent(service, agentID, request);
+  }
+}
+
+/**
  * Evaluates one inputs object or a batch on the agent's latest version (or autopilot's candidate)
  * and stores one log per item; resolves to the answer's JSON text and the logs' ids. The request's
  * cost is checked first; the evaluation runs outside any transaction, then the logs are stored in
  * a short one that checks the agent is still at that version (else the items are evaluated again
- * on the new one).
+ * on the new one, read from the store: an agent as last read that moved on does not count as one
+ * of the request's attempts).
  */
 export async function answerEvaluations(service: Answering, agentID: string, request: EvaluationRequest): Promise<{ text: string; reqIDs: string[] }> {
   const { userID } = request;
-  for (let attempt = 1; ; attempt++) {
-    const agent = await service.store.readAgent(userID, agentID);
-    const compiled = service.compiledAgents.get(agent.latestVersion, agent);
-    checkInputNames(compiled, request.items, request.batch, request.metaName);
-    checkRequestCost(compiled, request.items.length);
+  for (let attempt = 1; ; ) {
+    const { agent, compiled, known } = await checkedAgent(service, agentID, request);
     const { logs, text } = await evaluateItems(service, agent, await answererOf(service, agent, compiled, request), request);
     if (await service.store.addEvaluations(userID, agentID, agent.latestVersion, logs)) return { text, reqIDs: logs.map((log) => log.reqID) };
-    if (attempt === MAX_ATTEMPTS) {
+    service.knownAgents.forget(agentID);
+    if (known) continue;
+    if (attempt++ === MAX_ATTEMPTS) {
       throw new ApiError('Conflict', `agent "${agentID}" got ${MAX_ATTEMPTS} new versions while this request was being evaluated; send it again`);
     }
   }

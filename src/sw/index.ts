@@ -36,6 +36,8 @@ export interface FuzzyWorkerOptions {
   signup?: boolean;
   /** Which evaluation logs to keep (createFuzzyService's `retention`); default all. */
   retention?: RetentionPolicy;
+  /** When a write of logs is done (createFuzzyService's `logDurability`): `'relaxed'` (default) or `'strict'`. */
+  logDurability?: 'relaxed' | 'strict';
   /**
    * The app's own files, to start offline: Workbox's precache manifest (`self.__WB_MANIFEST`),
    * which `fuzzbox/vite` writes at build time. They are cached when the worker installs (the
@@ -85,6 +87,7 @@ export function installFuzzyService(worker: ServiceWorkerGlobalScope, options: F
       ...(options.dbName === undefined ? {} : { dbName: options.dbName }),
       ...(options.signup === undefined ? {} : { signup: options.signup }),
       ...(options.retention === undefined ? {} : { retention: options.retention }),
+      ...(options.logDurability === undefined ? {} : { logDurability: options.logDurability }),
       ...(sync === undefined
         ? {}
         : {

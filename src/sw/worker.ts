@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 // The prebuilt classic-script worker, dist/fuzzbox-sw.js. An app serves it from its root and
 // configures it through the query of the URL it registers:
-//   /fuzzbox-sw.js?basePath=/api/&dbName=mine&signup=off&keepDays=90&keepPerAgent=10000&keepWithFeedback=on
+//   /fuzzbox-sw.js?basePath=/api/&dbName=mine&signup=off&keepDays=90&keepPerAgent=10000&keepWithFeedback=on&logDurability=strict
 // Its offline files are Workbox's injection point, `self.__WB_MANIFEST`: `fuzzbox/vite` (or
 // workbox-build's injectManifest, for other build tools) writes the app's file list there.
 import type { RetentionPolicy } from '../schema/retention.js';
@@ -33,4 +33,5 @@ installFuzzyService(self, {
   ...(offlineFiles === undefined ? {} : { offlineFiles }),
   signup: query.get('signup') !== 'off',
   ...(keep === undefined ? {} : { retention: keep }),
+  ...(query.get('logDurability') === 'strict' ? { logDurability: 'strict' } : {}),
 });

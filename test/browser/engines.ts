@@ -55,6 +55,32 @@ export interface Engine {
   version(): string;
 }
 
+/** What `fetchInPage` gives back: the status, the `X-Evaluation-ID` header, the parsed body (text for NDJSON). */
+export interface PageReply {
+  status: number;
+  evaluationID: string | null;
+  body: any;
+}
+
+/** A fetch() from the page, as any app sends it: JSON in (a string goes as NDJSON), JSON or text out. */
+export function fetchInPage(page: Pick<EnginePage, 'evaluate'>, method: string, path: string, body?: unknown, key?: string): Promise<PageReply> {
+  return page.evaluate(
+    async ({ method, path, body, key }) => {
+      const headers: Record<string, string> = {};
+      if (key) headers.Authorization = `Bearer ${key}`;
+      if (body !== undefined) headers['Content-Type'] = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
+      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+      const type = response.headers.get('Content-Type') ?? '';
+      return {
+        status: response.status,
+        evaluationID: response.headers.get('X-Evaluation-ID'),
+        body: type.startsWith('application/json') ? await response.json() : await response.text(),
+      };
+    },
+    { method, path, body, key },
+  );
+}
+
 /** Starts `command` in a process group of its own on a new temporary profile folder; close() ends the group and removes the folder. */
 function openDetached(command: string, args: (profile: string) => string[], env: (profile: string) => NodeJS.ProcessEnv = () => ({})) {
   const profile = mkdtempSync(join(tmpdir(), 'fuzzbox-browser-'));

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { preview } from 'vite';
 import { serve, type FuzzboxServer } from '../../src/node/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enginesToTest, type EnginePage, type EngineSession } from './engines.js';
+import { enginesToTest, fetchInPage, type EnginePage, type EngineSession } from './engines.js';
 import { fanAgent, fanAt12, fanAt15 } from './fan-agent.js';
 import { requireBuild, root, startFixtureServer, startStaticServer, type StaticServer } from './harness.js';
 
@@ -27,24 +27,7 @@ async function openRegistered(session: EngineSession, server: StaticServer): Pro
   return { page, controlledAtStart: await page.evaluate(() => window.fuzzbox.controlledAtStart) };
 }
 
-/** A fetch() from the page: status and parsed body (text for NDJSON). */
-function call(page: EnginePage, method: string, path: string, body?: unknown, key?: string) {
-  return page.evaluate(
-    async ({ method, path, body, key }) => {
-      const headers: Record<string, string> = {};
-      if (key) headers.Authorization = `Bearer ${key}`;
-      if (body !== undefined) headers['Content-Type'] = typeof body === 'string' ? 'application/x-ndjson' : 'application/json';
-      const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
-      const type = response.headers.get('Content-Type') ?? '';
-      return {
-        status: response.status,
-        evaluationID: response.headers.get('X-Evaluation-ID'),
-        body: type.startsWith('application/json') ? await response.json() : await response.text(),
-      };
-    },
-    { method, path, body, key },
-  ) as Promise<{ status: number; evaluationID: string | null; body: any }>;
-}
+const call = fetchInPage;
 
 /** An account with the fan agent, EVALUATIONS evaluations at 12° and one feedback on the first. */
 async function seed(page: EnginePage) {
@@ -203,13 +186,8 @@ for (const engine of enginesToTest()) {
     });
 
     it("the demo starts with its server gone under `vite preview`, from the worker's offline copy", { timeout: 90_000 }, async () => {
-      requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
-      const served = await preview({
-        configFile: join(root, 'vite.demo.config.ts'),
-        logLevel: 'warn',
-        preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
-      });
-      const origin = `http://127.0.0.1:${(served.httpServer.address() as AddressInfo).port}`;
+      const served = await startDemoPreview();
+      const { origin } = served;
       const page = await session.newPage();
       try {
         await page.goto(`${origin}/`);
@@ -338,9 +316,14 @@ for (const engine of enginesToTest()) {
       }
     });
 
+    // WebKitWebDriver's sessions always use an ephemeral data store and cannot restart their
+    // browser: WebKit's persistence across a restart cannot be shown here (docs/BROWSER.md).
     if (engine.persistentProfiles) {
-      it('keeps the data across a browser restart on the same profile', { timeout: 120_000 }, async () => {
+      it('keeps the data across a browser restart on the same profile, and the demo starts again with its server gone', {
+        timeout: 180_000,
+      }, async () => {
         const profile = mkdtempSync(join(tmpdir(), `fuzzbox-${engine.name}-profile-`));
+        const demo = await startDemoPreview();
         try {
           let restarted = await engine.launch(profile);
           const { page } = await openRegistered(restarted, server);
@@ -348,7 +331,12 @@ for (const engine of enginesToTest()) {
           const key = account.body.apiKey as string;
           const agent = await call(page, 'POST', '/agent', fanAgent, key);
           const evaluation = await call(page, 'POST', `/agent/${agent.body.id}`, { temperature: 12 }, key);
+          const demoPage = await restarted.newPage();
+          await demoPage.goto(`${demo.origin}/`);
+          await demoPage.waitFor(() => document.querySelectorAll('#history tr.current').length > 0, undefined, 30_000);
+          const rows = await demoPage.evaluate(() => document.querySelectorAll('#history tr').length);
           await restarted.close();
+          await demo.close();
 
           restarted = await engine.launch(profile);
           try {
@@ -357,15 +345,40 @@ for (const engine of enginesToTest()) {
             const log = await call(again, 'GET', `/evaluation/${evaluation.evaluationID}`, undefined, key);
             expect(log.status).toBe(200);
             expect(log.body.crisp.fan).toBeCloseTo(fanAt12, 9);
+            // the demo's page, scripts and stored evaluation from the profile, its server gone
+            const demoAgain = await restarted.newPage();
+            await demoAgain.goto(`${demo.origin}/`);
+            await demoAgain.waitFor(
+              (rows) => document.querySelectorAll('#history tr').length === rows && document.querySelector('#history tr.current') !== null,
+              rows,
+              30_000,
+            );
+            expect(await demoAgain.evaluate(() => document.querySelector('.answer .crisp')!.textContent)).toBe('19.5');
           } finally {
             await restarted.close();
           }
         } finally {
+          await demo.close();
           rmSync(profile, { recursive: true, force: true });
         }
       });
     }
   });
+}
+
+/** The built demo under `vite preview`, as `npm run demo` serves it, on a port of its own. */
+async function startDemoPreview(): Promise<{ origin: string; close(): Promise<void> }> {
+  requireBuild('demo-dist/index.html', 'demo-dist/fuzzbox-sw.js');
+  const served = await preview({
+    configFile: join(root, 'vite.demo.config.ts'),
+    logLevel: 'warn',
+    preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    origin: `http://127.0.0.1:${(served.httpServer.address() as AddressInfo).port}`,
+    close: () => (closed ??= served.close()),
+  };
 }
 
 /** The built demo on a server of its own: a fresh origin, so the demo starts with its sample agent. */

@@ -157,3 +157,29 @@ test("counting an agent's logs per version does not hold back a single evaluatio
   expect(order).toEqual(['single', 'count']);
   expect((await store.countEvaluationsByVersion('U1', agent.id)).get(agent.latestVersion)).toBe(64 * 256 + 1);
 });
+
+test("logs are written with relaxed durability unless the store is opened with logDurability: 'strict'", async () => {
+  /** The durability of every read-write transaction over `logGroups` that one evaluation's write opens. */
+  async function durabilities(logDurability?: 'relaxed' | 'strict') {
+    const opened = new DexieStore('durability', { indexedDB: new IDBFactory(), IDBKeyRange, ...(logDurability ? { logDurability } : {}) });
+    await opened.addAccount({ userID: 'U1', name: 'one', keyHash: 'h1', createdAt: new Date().toISOString() });
+    const created = await opened.createAgent('U1', body, []);
+    const database = opened.db.backendDB();
+    const seen: Array<string | undefined> = [];
+    const transaction = database.transaction.bind(database);
+    database.transaction = ((stores: string | string[], mode?: IDBTransactionMode, options?: IDBTransactionOptions) => {
+      if (mode === 'readwrite' && [stores].flat().includes('logGroups')) seen.push(options?.durability);
+      return transaction(stores, mode, options);
+    }) as typeof database.transaction;
+    try {
+      const log = { ...logs(1)[0]!, agentID: created.id, versionID: created.latestVersion };
+      expect(await opened.addEvaluations('U1', created.id, created.latestVersion, [log])).toBe(true);
+      expect((await opened.countRecords('U1')).evaluations).toBe(1);
+      return seen;
+    } finally {
+      opened.close();
+    }
+  }
+  expect(await durabilities()).toEqual(['relaxed']);
+  expect(await durabilities('strict')).toEqual(['strict']);
+});

@@ -20,6 +20,15 @@ export interface DatabaseOptions {
   indexedDB?: { open: Function };
   // biome-ignore lint/complexity/noBannedTypes: as for indexedDB
   IDBKeyRange?: { bound: Function; lowerBound: Function; upperBound: Function };
+  /**
+   * When a write of evaluation logs is done, and its answer may leave: `'relaxed'` (the default)
+   * once IndexedDB has committed it and handed it to the operating system, so a crash of the
+   * page, the worker or the browser loses none of it and every reader sees it, but a power cut
+   * or a crash of the system itself in the next moments may; `'strict'` once the disk confirms
+   * it too, a flush per commit (1 ms in Chromium, 12 ms in WebKitGTK on this project's machine;
+   * docs/BROWSER.md, "Benchmark"). Every other write (accounts, agents, feedback) is strict.
+   */
+  logDurability?: 'relaxed' | 'strict';
 }
 
 /**

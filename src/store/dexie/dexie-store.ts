@@ -29,7 +29,7 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
 
   constructor(name: string, options: DatabaseOptions = {}) {
     this.db = new FuzzboxDatabase(name, options);
-    this.#evaluations = new EvaluationWriter(this.db);
+    this.#evaluations = new EvaluationWriter(this.db, options.logDurability ?? 'relaxed');
     this.#flushLog = () => flushStorageLog(name, options);
   }
 

@@ -1,8 +1,9 @@
+import { Dexie } from 'dexie';
 import type { FuzzboxDatabase } from './database.js';
 import { LOG_CHUNK } from '../ids.js';
 import { groupLogs } from './log-groups.js';
-import { applyTallies, count, eraseCounted, type TallyChanges } from './tallies.js';
-import type { EvaluationRecord, LogGroupRecord } from '../records.js';
+import { count, eraseCounted, type TallyChanges } from './tallies.js';
+import type { EvaluationRecord, HeadRecord, LogGroupRecord, TallyRecord } from '../records.js';
 
 interface Job {
   userID: string;
@@ -53,13 +54,15 @@ export const PIECE_GROUPS = 8;
  */
 export class EvaluationWriter {
   readonly #db: FuzzboxDatabase;
+  readonly #durability: IDBTransactionDurability;
   #queue: Job[] = [];
   #writing = false;
   /** large jobs that hold keys and have not settled: written in pieces, or their pieces being deleted */
   readonly #holding = new Set<Job>();
 
-  constructor(db: FuzzboxDatabase) {
+  constructor(db: FuzzboxDatabase, durability: IDBTransactionDurability) {
     this.#db = db;
+    this.#durability = durability;
   }
 
   /**
@@ -138,44 +141,108 @@ export class EvaluationWriter {
 
   /**
    * One transaction storing `groupsOf(job)` for each job whose agent is still at its version;
-   * a large job notes what it wrote. Resolves which jobs were current.
+   * a large job notes what it wrote. Resolves which jobs were current. A transaction that finds
+   * an agent moved on writes nothing and is tried again without that agent's jobs.
    */
   async #store(jobs: Job[], groupsOf: (job: Job) => LogGroupRecord[]): Promise<boolean[]> {
-    const db = this.#db;
-    const written = new Map<Job, number[]>();
-    const stored = await db.transaction('rw', [db.heads, db.logGroups, db.tallies], async () => {
-      const heads = await db.heads.bulkGet(jobs.map((job) => job.agentID));
-      const current = jobs.map((job, index) => heads[index]?.userID === job.userID && heads[index].latestVersion === job.versionID);
-      const storing = jobs.filter((_, index) => current[index]).map((job) => ({ job, groups: groupsOf(job) }));
+    const current = jobs.map(() => true);
+    for (;;) {
+      const storing = jobs.filter((_, index) => current[index]);
       if (storing.length === 0) return current;
-      const keys = (await db.logGroups.bulkAdd(
-        storing.flatMap(({ groups }) => groups),
-        { allKeys: true },
-      )) as number[];
-      const changes: TallyChanges = new Map();
-      let offset = 0;
-      for (const { job, groups } of storing) {
-        if (isLarge(job) && job.floor === undefined) {
-          // before the commit: a push must never see these keys without knowing them unfinished
-          job.floor = keys[offset]!;
-          this.#holding.add(job);
-        }
-        written.set(job, keys.slice(offset, (offset += groups.length)));
-        count(
-          changes,
-          job.userID,
-          groups.reduce((logs, group) => logs + group.keys.length, 0),
-        );
-      }
-      await applyTallies(db, changes);
-      return current;
-    });
-    // committed: only now does a large job count its piece as written
-    for (const [job, keys] of written) {
-      job.written += keys.length;
-      job.seqs.push(...keys);
+      const movedOn = await this.#tryStore(storing, groupsOf);
+      if (movedOn.length === 0) return current;
+      for (const job of movedOn) current[jobs.indexOf(job)] = false;
     }
-    return stored;
+  }
+
+  /**
+   * One read-write transaction, on IndexedDB itself: every request of it is sent at once (the
+   * heads, the log groups' adds, the tallies), the tallies' puts once their reads answer, then
+   * the commit, so it costs one round trip to the browser's storage and the commit (Dexie's
+   * promises sent the reads and writes one after another, each waiting for the last). Every
+   * head is checked before anything it wrote is kept: a job whose agent moved on aborts the
+   * whole transaction, and resolves among those returned (none: all stored and committed).
+   */
+  async #tryStore(jobs: Job[], groupsOf: (job: Job) => LogGroupRecord[]): Promise<Job[]> {
+    const database = await connection(this.#db);
+    return new Promise<Job[]>((resolve, reject) => {
+      const transaction = database.transaction(['heads', 'logGroups', 'tallies'], 'readwrite', { durability: this.#durability });
+      const heads = transaction.objectStore('heads');
+      const logGroups = transaction.objectStore('logGroups');
+      const tallies = transaction.objectStore('tallies');
+      const movedOn: Job[] = [];
+      const written = new Map<Job, number[]>();
+      try {
+        // one read per agent, however many of its requests share the transaction
+        const byAgent = new Map<string, Job[]>();
+        for (const job of jobs) {
+          const same = byAgent.get(job.agentID);
+          if (same) same.push(job);
+          else byAgent.set(job.agentID, [job]);
+        }
+        let headsToRead = byAgent.size;
+        for (const [agentID, agentJobs] of byAgent) {
+          heads.get(agentID).onsuccess = (event) => {
+            const head = (event.target as IDBRequest<HeadRecord | undefined>).result;
+            for (const job of agentJobs) if (head?.userID !== job.userID || head?.latestVersion !== job.versionID) movedOn.push(job);
+            // requests answer in the order they were made: every head is in before any add
+            if (--headsToRead === 0 && movedOn.length > 0) transaction.abort();
+          };
+        }
+        const changes: TallyChanges = new Map();
+        for (const job of jobs) {
+          const groups = groupsOf(job);
+          const keys: number[] = [];
+          written.set(job, keys);
+          count(
+            changes,
+            job.userID,
+            groups.reduce((logs, group) => logs + group.keys.length, 0),
+          );
+          for (const group of groups) {
+            logGroups.add(group).onsuccess = (event) => {
+              const key = (event.target as IDBRequest<IDBValidKey>).result as number;
+              if (isLarge(job) && job.floor === undefined) {
+                // before the commit: a push must never see these keys without knowing them unfinished
+                job.floor = key;
+                this.#holding.add(job);
+              }
+              keys.push(key);
+            };
+          }
+        }
+        let talliesToRead = changes.size;
+        for (const [userID, change] of changes) {
+          const read = tallies.get(userID);
+          read.onsuccess = () => {
+            const tally = read.result as TallyRecord | undefined;
+            // an account without a tally (dropped on a full disk) is recounted when next read
+            if (tally) tallies.put({ userID, evaluations: tally.evaluations + change.evaluations, feedback: tally.feedback + change.feedback });
+            if (--talliesToRead === 0) transaction.commit?.();
+          };
+        }
+      } catch (error) {
+        // a request that could not even be made (a value IndexedDB cannot store): nothing of the rest commits
+        transaction.abort();
+        throw error;
+      }
+      transaction.oncomplete = () => {
+        // committed: only now does a large job count its piece as written
+        for (const [job, keys] of written) {
+          job.written += keys.length;
+          job.seqs.push(...keys);
+        }
+        resolve([]);
+      };
+      transaction.onabort = () => {
+        for (const job of jobs) {
+          // a first piece taken back: its keys were never kept
+          if (job.seqs.length === 0 && this.#holding.delete(job)) job.floor = undefined;
+        }
+        if (movedOn.length > 0 && transaction.error === null) resolve(movedOn);
+        else reject(transaction.error ?? new DOMException('the transaction storing evaluation logs was aborted', 'AbortError'));
+      };
+    });
   }
 
   /**
@@ -201,4 +268,13 @@ export class EvaluationWriter {
       }),
     );
   }
+}
+
+/** The database's IndexedDB connection, opened the way Dexie opens it; one closed on purpose stays closed. */
+async function connection(db: FuzzboxDatabase): Promise<IDBDatabase> {
+  if (!db.isOpen()) {
+    if (db.hasBeenClosed()) throw new Dexie.DatabaseClosedError();
+    await db.open();
+  }
+  return db.backendDB();
 }
