@@ -1,7 +1,6 @@
 // Backups and sync's pushes as streams of NDJSON lines: the file GET /export writes, read back
 // line by line as it arrives (POST /import, POST /sync/push) and stored a batch at a time.
 import type { ZodError } from 'zod';
-import { nextMacrotask } from '../learn/slices.js';
 import {
   BACKUP_FORMAT,
   BACKUP_VERSION,
@@ -168,9 +167,6 @@ export async function storeBackup(contentType: string | null, body: ReadableStre
     storedThrough = batch.at(-1)!.line;
     batch = [];
     batchBytes = 0;
-    // PGlite answers in this thread, its awaits only microtasks: without a turn of the event loop
-    // between batches no other request would even be read until the whole body was stored
-    await nextMacrotask();
   };
   let records = 0;
   let trailer: Line | undefined;
