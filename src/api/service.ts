@@ -5,6 +5,7 @@ import { authenticate } from './auth.js';
 import { normaliseBasePath } from './base-path.js';
 import { readJsonBody } from './body.js';
 import { Autopilot } from '../core/autopilot.js';
+import { Traffic } from '../core/traffic.js';
 import { Replicator, type FetchLike, type SyncEvent, type SyncOptions } from '../core/replicator.js';
 import type { SyncStatus } from '../schema/sync.js';
 import { isSyncReplica, type SyncReplica } from '../store/sync-replica.js';
@@ -88,6 +89,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function createFuzzyService(options: ServiceOptions): FuzzyService {
   const { store } = options;
+  // autopilot's background work yields to the requests in flight
+  const traffic = new Traffic();
   const replicator =
     options.sync &&
     new Replicator(replicaOf(store), { ...options.sync, fetch: options.sync.fetch ?? platformFetch() }, options.onSync, (agentIDs) => {
@@ -105,7 +108,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
     storageManager: options.storageManager,
     unreadiness: options.unreadiness,
     closing: false,
-    autopilot: new Autopilot(store, async (userID) => replicator !== undefined && (await replicator.userID()) === userID),
+    autopilot: new Autopilot(store, async (userID) => replicator !== undefined && (await replicator.userID()) === userID, traffic.quiet),
     replicator,
   };
   const match = createRouter(routes);
@@ -163,7 +166,7 @@ export function createFuzzyService(options: ServiceOptions): FuzzyService {
       retention?.poke();
       replicator?.afterRequest();
       try {
-        return await dispatch(request);
+        return await traffic.during(() => dispatch(request));
       } catch (error) {
         // the client went away while its body was read: nobody gets this answer, and it is no bug
         if (request.signal.aborted && !(error instanceof ApiError))

@@ -157,14 +157,22 @@ export class Autopilot {
   lastError: unknown;
 
   readonly #learnsElsewhere: (userID: string) => Promise<boolean>;
+  readonly #yieldControl: () => Promise<void>;
 
   /**
    * `learnsElsewhere`: whether an account's learning runs on its sync server (docs/SYNC.md,
    * "Learning"): then this replica neither proposes nor decides, it only explores and logs.
+   * `yieldControl`: how the work yields between its slices of SLICE_MS (the service's waits for
+   * the requests in flight, core/traffic.ts).
    */
-  constructor(store: FuzzboxStore, learnsElsewhere: (userID: string) => Promise<boolean> = async () => false) {
+  constructor(
+    store: FuzzboxStore,
+    learnsElsewhere: (userID: string) => Promise<boolean> = async () => false,
+    yieldControl: () => Promise<void> = nextMacrotask,
+  ) {
     this.#store = store;
     this.#learnsElsewhere = learnsElsewhere;
+    this.#yieldControl = yieldControl;
   }
 
   /** The agent's state, read at most STATE_FRESH_MS ago: every evaluation reads it. */
@@ -245,7 +253,7 @@ export class Autopilot {
 
   async #drain(): Promise<void> {
     // after the response that nudged: the current request finishes first
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    await this.#yieldControl();
     while (this.#queue.length > 0) {
       const { userID, agentID } = this.#queue.shift()!;
       try {
@@ -312,7 +320,7 @@ export class Autopilot {
         learn.loggedOf(log, earlier),
         learn.loggedOf(log, randomised),
         agent,
-        undefined,
+        this.#yieldControl,
         SLICE_MS,
         state.spread ?? learn.WIDEST_SPREAD,
       );
@@ -377,7 +385,7 @@ export class Autopilot {
       const metrics: AutopilotGain['metrics'] = {};
       for (const [m, name] of log.metrics.entries()) {
         const metric = Float64Array.from(rows, (row) => log.values[row * log.metrics.length + m]!);
-        const estimate = await learn.compareAgents(before, after, { ...columns, metric }, { sliceMs: SLICE_MS });
+        const estimate = await learn.compareAgents(before, after, { ...columns, metric }, { sliceMs: SLICE_MS, yieldControl: this.#yieldControl });
         if (!estimate) return undefined;
         metrics[name] = estimate.gain;
       }
@@ -394,13 +402,14 @@ export class Autopilot {
     // with each proposal, the estimate of what the adopted versions gained is made again on the newer log
     const gain = await this.#gainSince(userID, state.trials, agent.latestVersion, all);
     // the next draws' spread, measured on the same window (it stays while a trial runs: none is proposed then)
-    const spread = await learn.spreadFor(log, compileAgent(agent), timeSlices(nextMacrotask, SLICE_MS));
+    const spread = await learn.spreadFor(log, compileAgent(agent), timeSlices(this.#yieldControl, SLICE_MS));
     const seen = { usedFeedback: state.usedFeedback + end.rows, feedbackSeen: end.position, spread, ...(gain ? { gain } : {}) };
     const result = await learn.optimizeAgent(agent, log, {
       goal: 'maximize',
       seed: 1,
       estimationPoints: ESTIMATION_POINTS,
       sliceMs: SLICE_MS,
+      yieldControl: this.#yieldControl,
       structure: true,
       halfLife: HALF_LIFE,
     });

@@ -119,6 +119,9 @@ export async function optimizeAgent(
 ): Promise<OptimizeResult> {
   const { goal, seed = 1, budget = 800, tuneInputs = false, estimationPoints = 2000, onProgress, sliceMs = DEFAULT_SLICE_MS } = options;
   const yieldControl = options.yieldControl ?? nextMacrotask;
+  // awaited between the steps below as well as inside the loops: each step over the whole log
+  // (its columns, the estimator, the answers at every point) is a few milliseconds
+  const pause = timeSlices(yieldControl, sliceMs);
   const compiled = compileAgent(definition);
   const tuning = new Tuning(definition);
   const sides: Side[] = tuneInputs ? ['outputs', 'inputs'] : ['outputs'];
@@ -128,6 +131,7 @@ export async function optimizeAgent(
   const metricScale = logged.metric.reduce((largest, value) => Math.max(largest, Math.abs(value)), 0) || 1;
   const columns = { ...logged, metric: logged.metric.map((value) => value / metricScale) };
   const data = datasetOf(columns, compiled.inputs, compiled.outputs);
+  await pause();
   const shortfall = insufficiency(data, evaluationsNeeded(moves.length), logged.metric[0]);
   if (shortfall) return { status: 'insufficient', evaluationsUsed: data.size, ...shortfall };
   let done = 0;
@@ -138,14 +142,16 @@ export async function optimizeAgent(
   const points = samplePoints(data.size, estimationPoints, random);
   const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
   const layout = perInput > 0 ? tableLayout(definition, perInput) : undefined;
-  const pause = timeSlices(yieldControl, sliceMs);
   const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
   const fitted = new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
+  await pause();
   const estimator = layout ? await huberised(data, hoods, fitted, recency, pause) : fitted;
+  await pause();
   const pointInputs = Array.from(points, (point) => data.agentInputs[point]!);
   const sign = goal === 'maximize' ? 1 : -1;
   const initialOutputs = outputsAt(definition, pointInputs, data)!;
+  await pause();
   const score = (numbers: Numbers): number => {
     const outputs = outputsAt(tuning.definitionOf(numbers), pointInputs, data);
     if (!outputs || answersLess(outputs, initialOutputs)) return -Infinity;
@@ -420,6 +426,7 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
   points.forEach((point, p) => {
     for (const cell of cellsFiring(layout, data.inputs.subarray(point * inputCount, (point + 1) * inputCount))) reached[cell]!.push(p);
   });
+  await search.pause();
   const scoreAt = (candidate: Float64Array, at: Int32Array): number => {
     const outputs = outputsAt(
       tableAgent(original, layout, candidate),

@@ -63,6 +63,15 @@ export async function pgliteDatabase(dataDir?: string): Promise<SqlDatabase> {
 }
 
 /**
+ * A turn of the event loop before each statement or transaction. PGlite runs in this thread and
+ * its promises settle as microtasks, so work that issues statement after statement (a push's
+ * batches, autopilot reading 10,000 logs a page at a time) would otherwise never let another
+ * request be read until all of it was done; with the turn, requests that arrived meanwhile queue
+ * their statements first, and wait for one statement or transaction, not the whole run.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * A database on an open PGlite; with `schema`, every statement runs in a transaction that looks
  * there first (SET LOCAL), so one PGlite can hold several services, e.g. one per test.
  */
@@ -74,15 +83,21 @@ export function onPGlite(pglite: PGlite, options: { schema?: string; close?: () 
       await tx.exec(text);
     },
   });
-  const transaction = <T>(work: (sql: Queryable) => Promise<T>) =>
-    pglite.transaction(async (tx) => {
+  const transaction = async <T>(work: (sql: Queryable) => Promise<T>) => {
+    await turn();
+    return pglite.transaction(async (tx) => {
       if (schema) await tx.exec(`SET LOCAL search_path TO ${schema}`);
       return work(wrap(tx));
     });
+  };
   if (!schema) {
     return {
-      query: async (text, params) => ({ rows: (await pglite.query(text, params)).rows as never[] }),
+      async query(text, params) {
+        await turn();
+        return { rows: (await pglite.query(text, params)).rows as never[] };
+      },
       async exec(text) {
+        await turn();
         await pglite.exec(text);
       },
       transaction,

@@ -73,7 +73,10 @@ export interface ImportTarget {
   removeAgent(id: string): Promise<void>;
   retireVersionsOf(agentID: string): Promise<void>;
   putTombstone(tombstone: DeletedAgentRecord, added: boolean): Promise<void>;
-  /** Writes the new logs and feedback, at the end: feedback later in a batch may name those logs. */
+  /**
+   * Writes the new logs and feedback, at the end (feedback later in a batch may name those logs),
+   * and whatever else the store put off to write a batch's lines in a few statements.
+   */
   addLogsAndFeedback(logs: EvaluationRecord[], feedback: FeedbackRecord[]): Promise<void>;
 }
 

@@ -296,7 +296,7 @@ describe('import', () => {
     const backup = (await exportText(t, key)).text;
     expect(new TextEncoder().encode(backup).byteLength).toBeGreaterThan(1024 * 1024); // not bound by the 1 MiB JSON cap
     const lines = backup.trimEnd().split('\n');
-    const bad = 2 * IMPORT_BATCH + 500;
+    const bad = 2 * IMPORT_BATCH + IMPORT_BATCH / 2;
     const broken = lines.map((line, i) => (i === bad - 1 ? line.replace(/"input":\{[^}]*\}/, '"input":{"service":"x"}') : line)).join('\n');
     const fresh = await createTestService();
     try {

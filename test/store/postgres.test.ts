@@ -1,8 +1,9 @@
 // The PostgreSQL schema is a contract with every database an earlier fuzzbox wrote: a database
 // at schema version 1, filled by plain SQL independently of the store, upgrades at start keeping
 // every row, and reads back through the API. Runs on PGlite and on the real server.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterEach, expect, test } from 'vitest';
+import { IMPORT_BATCH } from '../../src/core/backup-stream.js';
 import { createFuzzyService } from '../../src/index.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { migrations } from '../../src/store/postgres/migrations.js';
@@ -156,4 +157,80 @@ test('the per-account count rows fold into one with the same sums; a second fold
     { user_id: 'U1', evaluations: 2, feedback: 2 },
     { user_id: 'U2', evaluations: 7, feedback: 1 },
   ]);
+});
+
+test('a push of deletions is written set-based: each batch of the push issues as many statements as a batch of three lines', async () => {
+  db = await openTestDatabase();
+  const open = db;
+  // statements per transaction, of the transactions that store a pushed batch (they take the account's import lock first)
+  let batches: number[][] = [];
+  const counted: SqlDatabase = {
+    ...open,
+    transaction: (work) =>
+      open.transaction((sql) => {
+        const statements: number[] = [];
+        let pushed = false;
+        return work({
+          query(text, params) {
+            if (statements.length === 0 && String(params?.[0]).startsWith('fuzzbox import ')) pushed = batches.push(statements) > 0;
+            if (pushed) statements.push(1);
+            return sql.query(text, params);
+          },
+          exec: (text) => sql.exec(text),
+        });
+      }),
+  };
+  const service = createFuzzyService({ store: await PostgresStore.open(counted) });
+  const call = async (method: string, path: string, key: string | undefined, body?: string, type = 'application/json') => {
+    const headers: Record<string, string> = { 'Content-Type': type, ...(key ? { Authorization: `Bearer ${key}` } : {}) };
+    const response = await service.handle(new Request(`http://local/${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const key = (await call('POST', 'account', undefined, '{}')).body.apiKey as string;
+  const agent = async () => (await call('POST', 'agent', key, JSON.stringify({ name: 'gone', ...definition }))).body.id as string;
+  const earlier = '2020-01-02T03:04:05.678Z';
+  const now = new Date().toISOString();
+  const push = (lines: object[]) =>
+    call(
+      'POST',
+      'sync/push',
+      key,
+      [{ format: 'fuzzbox-backup', version: 1, exportedAt: now }, ...lines].map((line) => JSON.stringify(line)).join('\n'),
+      'application/x-ndjson',
+    );
+  // three kinds of deletion: of a live agent (its row goes, its versions retire), of one deleted
+  // here later (the earlier time stands), of one never seen here (a new tombstone)
+  const live = async () => ({ kind: 'deletion', id: await agent(), deletedAt: earlier });
+  const deletedLater = async () => {
+    const id = await agent();
+    expect((await call('DELETE', `agent/${id}`, key)).status).toBe(200);
+    return { kind: 'deletion', id, deletedAt: earlier };
+  };
+  const unseen = () => ({ kind: 'deletion', id: `D${randomUUID().replace(/-/g, '')}`, deletedAt: earlier });
+
+  const small = [await live(), await deletedLater(), unseen()];
+  batches = [];
+  expect((await push(small)).body).toEqual({ lines: 4, imported: 3, unchanged: 0 });
+  expect(batches).toHaveLength(1);
+  const perBatch = batches[0]!.length;
+  expect(perBatch).toBeLessThan(20);
+
+  // two full batches, each with ten of each of the first two kinds
+  const lines: object[] = [];
+  for (let batch = 0; batch < 2; batch++) {
+    for (let i = 0; i < 10; i++) lines.push(await live(), await deletedLater());
+    while (lines.length < (batch + 1) * IMPORT_BATCH) lines.push(unseen());
+  }
+  batches = [];
+  expect((await push(lines)).body).toEqual({ lines: 2 * IMPORT_BATCH + 1, imported: 2 * IMPORT_BATCH, unchanged: 0 });
+  expect(batches.map((statements) => statements.length)).toEqual([perBatch, perBatch]);
+
+  // and each was written: the live agents are gone, the stored deletions keep the earlier time
+  for (const line of [...small, ...lines.slice(0, 20), ...lines.slice(IMPORT_BATCH, IMPORT_BATCH + 20)] as Array<{ id: string }>) {
+    const answer = await call('GET', `agent/${line.id}`, key);
+    expect(answer.status).toBe(410);
+    expect(answer.body.message).toBe(`agent "${line.id}" was deleted at ${earlier}`);
+  }
+  expect((await call('GET', 'storage', key)).body.counts).toMatchObject({ agents: 0, versions: 0, deletions: 3 + 2 * IMPORT_BATCH });
+  await service.close();
 });

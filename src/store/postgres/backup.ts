@@ -103,11 +103,14 @@ export async function importRecords(
 
 /** The import's reads and writes in PostgreSQL; what a merge writes is marked with the replica it came from. */
 function importTarget(sql: Queryable, userID: string, origin: string | null): ImportTarget {
-  // New tombstones, and the agents whose versions they retire, are written at the end, in one
-  // statement each: a push of thousands of deletions took five statements a line, and on PGlite
-  // every other request waits for its one connection.
-  const tombstones = new Map<string, DeletedAgentRecord>();
+  // What deletions write (the agents they remove, the versions they retire, new tombstones and
+  // earlier times on stored ones) is written at the end, one statement each whatever the batch's
+  // size: a push of thousands of deletions took five statements a line, and on PGlite every other
+  // request waits for its one connection (test/store/postgres.test.ts counts them).
+  const removing = new Set<string>();
   const retiring = new Set<string>();
+  const tombstones = new Map<string, DeletedAgentRecord>();
+  const redated = new Map<string, string>();
   const firstVersionOf = (agentID: string, more: string, params: unknown[] = []) =>
     one<{ id: string; seq: number; userID: string }>(sql, `SELECT id, seq, user_id AS "userID" FROM versions WHERE version_of = $1 ${more} LIMIT 1`, [
       agentID,
@@ -186,15 +189,25 @@ function importTarget(sql: Queryable, userID: string, origin: string | null): Im
       );
     },
     putAgent: (agent, added) => (added ? insertAgentRow(sql, agent) : updateAgentRow(sql, agent)),
-    removeAgent: async (id) => void (await sql.query('DELETE FROM agents WHERE id = $1', [id])),
+    removeAgent: async (id) => void removing.add(id),
     retireVersionsOf: async (agentID) => void retiring.add(agentID),
     async putTombstone(tombstone, added) {
       if (added || tombstones.has(tombstone.id)) tombstones.set(tombstone.id, tombstone);
-      else await sql.query('UPDATE deleted_agents SET deleted_at = $2 WHERE id = $1', [tombstone.id, tombstone.deletedAt]);
+      else redated.set(tombstone.id, tombstone.deletedAt);
     },
     async addLogsAndFeedback(logs, feedback) {
+      if (removing.size > 0) {
+        await sql.query('DELETE FROM agents WHERE id IN (SELECT json_array_elements_text($1::json))', [JSON.stringify([...removing])]);
+      }
       if (retiring.size > 0) {
         await sql.query('UPDATE versions SET retired = true WHERE version_of IN (SELECT json_array_elements_text($1::json))', [JSON.stringify([...retiring])]);
+      }
+      if (redated.size > 0) {
+        await sql.query(
+          `UPDATE deleted_agents SET deleted_at = redated.deleted_at
+           FROM json_each_text($1::json) AS redated(id, deleted_at) WHERE deleted_agents.id = redated.id`,
+          [JSON.stringify(Object.fromEntries(redated))],
+        );
       }
       if (tombstones.size > 0) {
         await sql.query(
