@@ -118,8 +118,12 @@ export function compileTerm(term: TermDefinition | undefined, trapezoid?: readon
       return numbers(CONCAVE, term.inflection, term.end);
     case 'discrete':
       return numbers(DISCRETE, term.points.length, ...term.points.map(([x]) => x), ...term.points.map(([, y]) => y));
-    default:
-      return compileTerm(term, termTrapezoid(term)!);
+    default: {
+      const trapezoid = termTrapezoid(term);
+      // constant, linear and function terms are Takagi–Sugeno values, not fuzzy sets
+      if (!trapezoid) throw new TypeError(`a ${term.type} term is a Takagi–Sugeno value, not a fuzzy set: it has no membership or shape`);
+      return compileTerm(term, trapezoid);
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { S_NORM_CODES, sNorm } from '../../src/engine/norms.js';
-import { activations, compileAgent, evaluate, membership, type AgentDefinition, type TermDefinition } from '../../src/engine/index.js';
+import { activations, compileAgent, evaluate, membership, setShape, type AgentDefinition, type TermDefinition } from '../../src/engine/index.js';
 
 const at = (term: TermDefinition, x: number) => membership(term, [0, 10], x);
 
@@ -52,6 +52,18 @@ const one = (x: TermDefinition, rules: string[], outputs: AgentDefinition['outpu
   outputs,
   rules,
   operators,
+});
+
+describe('Takagi–Sugeno values are not fuzzy sets', () => {
+  const values: TermDefinition[] = [
+    { type: 'constant', value: 3 },
+    { type: 'linear', coefficients: { a: 1 }, constant: 2 },
+    { type: 'function', formula: 'a + 1' },
+  ];
+  it.each(values.map((term) => [term.type, term] as const))('membership and setShape of a %s term say so, not overflow the stack', (_, term) => {
+    expect(() => membership(term, [0, 10], 5)).toThrow(/Takagi–Sugeno value, not a fuzzy set/);
+    expect(() => setShape(term, [0, 10])).toThrow(/Takagi–Sugeno value, not a fuzzy set/);
+  });
 });
 
 describe('hedges', () => {
