@@ -135,8 +135,8 @@ export async function optimizeAgent(
 
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
-  const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
-  const layout = perInput > 0 ? cellLayout(definition, perInput) : undefined;
+  const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size, data.inputs) : [];
+  const layout = perInput.length > 0 ? cellLayout(definition, perInput) : undefined;
   const pause = timeSlices(yieldControl, sliceMs);
   const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
