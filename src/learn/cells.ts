@@ -1,5 +1,7 @@
 import { compileAgent, evaluate, printRule } from '../engine/index.js';
 import type { AgentDefinition, Condition, Inputs, SetDefinition } from '../engine/types.js';
+import type { Interval } from './offpolicy.js';
+import type { Change } from './tuning.js';
 
 /**
  * A table agent learnt from the log: each input's range cut into cells (tent-shaped sets that hand
@@ -184,4 +186,46 @@ export function cellsFiring(layout: CellLayout, shares: ArrayLike<number>): numb
     stride *= steps + 1;
   }
   return fired;
+}
+
+const figure = (value: number) => String(Number(value.toPrecision(3)));
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${figure(value)}`;
+
+/**
+ * What a proposal changes and why, in plain words, for the version's evidence: whether the
+ * person's rules stay (and which numbers moved) or a table replaces them (its cells per input),
+ * per variable how many answers or set points moved and how far, and the estimated gain in
+ * `metric` (a name, and its direction where lower is better) per evaluation that earned it a trial.
+ */
+export function describeProposal(
+  before: AgentDefinition,
+  after: AgentDefinition,
+  changes: readonly Change[],
+  metric: string,
+  gain: Interval | undefined,
+  evaluations: number,
+): string {
+  // tuning moves numbers and weights but keeps every set's name; a table brings its own input sets
+  const sameRules = Object.entries(before.inputs).every(([name, sets]) => Object.keys(sets).join('\n') === Object.keys(after.inputs[name] ?? {}).join('\n'));
+  const parts: string[] = [];
+  if (sameRules) parts.push(`Keeps the ${before.rules.length} rules`);
+  else {
+    const cells = Object.entries(after.inputs).map(([name, sets]) => `${name} in ${Object.keys(sets).length} cells`);
+    parts.push(`Replaces the ${before.rules.length} rules by a table of ${after.rules.length} (${cells.join(', ')}), one rule per cell`);
+  }
+  const moved = new Map<string, number[]>();
+  for (const change of changes) {
+    const key = change.kind === 'set' ? change.variable : 'rule weights';
+    moved.set(key, [...(moved.get(key) ?? []), change.to - change.from]);
+  }
+  for (const [name, moves] of moved) {
+    const [least, most] = [Math.min(...moves), Math.max(...moves)];
+    const what =
+      name === 'rule weights' ? `${moves.length} rule weights changed` : `${name}: ${moves.length} ${sameRules ? 'set points' : 'cell answers'} moved`;
+    parts.push(least === most ? `${what} by ${signed(least)}` : `${what}, by ${signed(least)} to ${signed(most)}`);
+  }
+  const why = gain
+    ? `because on the newest ${evaluations} evaluations it is estimated better by ${signed(gain.value)} per evaluation in ${metric} (95% interval ${signed(gain.low)} to ${signed(gain.high)}), to be confirmed on fresh evaluations before it is adopted`
+    : `from the newest ${evaluations} evaluations`;
+  return `${parts.join('; ')}; ${why}.`;
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate, parseRule, printRule } from '../../src/engine/index.js';
 import type { AgentDefinition, Inputs, Outputs, SetDefinition } from '../../src/engine/types.js';
-import { cellLayout, cellsPerInput, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
+import { cellLayout, cellsPerInput, describeProposal, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
 import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints } from '../../src/learn/estimator.js';
 import { nearestNeighbours } from '../../src/learn/neighbours.js';
@@ -106,11 +106,21 @@ describe('table agents', () => {
       if (tuned.status !== 'optimized' || table.status !== 'optimized') throw new Error('insufficient');
       expect(tuned.definition.rules).toHaveLength(3);
       expect(table.definition.rules.length).toBeGreaterThan(3);
+      // the version's evidence says what changed in plain words
+      const cells = table.definition.rules.length;
+      const gain = { value: 1.5, low: 0.25, high: 2.75 };
+      const said = describeProposal(cliff.agent, table.definition, table.changes, 'profit', gain, 600);
+      expect(said).toContain(`Replaces the 3 rules by a table of ${cells} (temperature in ${cells} cells), one rule per cell`);
+      expect(said).toContain(`price: ${table.changes.length} cell answers moved`);
+      expect(said).toContain('estimated better by +1.5 per evaluation in profit (95% interval +0.25 to +2.75)');
+      const tunedSaid = describeProposal(cliff.agent, tuned.definition, tuned.changes, 'profit', undefined, 600);
+      expect(tunedSaid.startsWith('Keeps the 3 rules; ')).toBe(true);
+      expect(tunedSaid).toContain(`${tuned.changes.filter((change) => change.kind === 'set' && change.variable === 'price').length} set points moved`);
       // one round from 600 evaluations explored by 5% of the range: well above the start and above tuning the numbers
       expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(truth(cliff, tuned.definition));
       expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(1.1 * truth(cliff, cliff.agent));
     }
-  });
+  }, 120_000);
 
   it('are not carried by one huge outcome', async () => {
     const log = autopilotLog(cliff, cliff.agent, 600, seededRandom(4));
