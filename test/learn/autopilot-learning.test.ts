@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { createFuzzyService } from '../../src/index.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { TRIAL_LEVEL, TRIAL_LOOKS } from '../../src/learn/trial.js';
 import { autopilotPlayer, oraclePlayer, play, staticPlayer, worlds, type ArenaWorld, type AutopilotPlayer } from './arena.js';
 
 /** The mean metric of a version's plain answers on 2,000 situations, from the world's rule. */
@@ -99,7 +98,8 @@ describe('versions, performance and rollback', () => {
     const { world, player, state } = await playedAutopilot('two outputs', 1, 700);
     expect(state.trials.length).toBeGreaterThanOrEqual(1);
     const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted').at(-1);
-    expect(adopted.pValue).toBeLessThan(TRIAL_LEVEL / TRIAL_LOOKS.length);
+    // adopted at the first look when clearly better, at the last when ahead (src/learn/trial.ts)
+    expect(adopted.pValue).toBeLessThan(0.5);
     // the gain the trial measured, with its interval, on every decided trial
     expect(adopted.gain.low).toBeLessThan(adopted.gain.value);
     expect(adopted.gain.value).toBeLessThan(adopted.gain.high);
