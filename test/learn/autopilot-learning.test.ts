@@ -148,7 +148,8 @@ describe('versions, performance and rollback', () => {
     await play(world, player, 400, 6);
     await player.service.idle();
     const { body: after } = await player.call('GET', `agent/${player.agentID}/autopilot`);
-    expect(after.trials.length).toBeGreaterThan(before.trials.length + 1);
+    // the trial under way while the app explored is decided (with draws that narrow, a next one may not be in 400)
+    expect(after.trials.length).toBeGreaterThan(before.trials.length);
     // every trial since holds autopilot's own answers only: no −1000 in either arm (a cliff's worst is about −16)
     for (const trial of after.trials.slice(before.trials.length).filter((t: { outcome: string }) => t.outcome !== 'abandoned')) {
       expect(trial.current.low, JSON.stringify(trial.current)).toBeGreaterThan(-50);
