@@ -103,6 +103,7 @@ for (const world of randomWorlds(FIRST, COUNT)) {
         .slice(1)
         .map((name) => `${name} ${percent(lastTwoDays(results[name]!) / Math.abs(start2) - Math.sign(start2))}`)
         .join(', ') +
+      `; autopilot over all ten days ${percent(allDays(results.autopilot) / Math.abs(allDays(results['starting agent'])) - Math.sign(allDays(results['starting agent'])))}` +
       `; autopilot's last two days against the start, per day: versions ${((parts.versions[DAYS - 1]! + parts.versions[DAYS - 2]!) / 2).toPrecision(3)}, ` +
       `trials ${((parts.trials[DAYS - 1]! + parts.trials[DAYS - 2]!) / 2).toPrecision(3)}, draws ${((parts.exploration[DAYS - 1]! + parts.exploration[DAYS - 2]!) / 2).toPrecision(3)} (${(ms / 1000).toFixed(0)} s)`,
   );

@@ -74,6 +74,14 @@ export async function readCombinedLog(store: FuzzboxStore, userID: string, agent
   return { ...log, metric };
 }
 
+/** The metric autopilot maximises, in words: one metric by its name (lower is better where minimised), several as their normalised sum. */
+function metricInWords(performance: Performance): string {
+  const entries = Object.entries(performance);
+  if (entries.length > 1) return 'the sum of the metrics, each in its standard deviations';
+  const [name, goal] = entries[0]!;
+  return goal === 'maximize' ? name : `${name}, lower being better`;
+}
+
 /** The rows whose newest feedback came after `position` (LearningLog.feedbackSeq), oldest first. */
 function rowsAfter(log: CombinedLog, position: number | undefined): number[] {
   const rows: number[] = [];
@@ -431,6 +439,14 @@ export class Autopilot {
       estimate: { before: result.before, after: result.after },
       ...(result.offPolicy ? { offPolicy: result.offPolicy } : {}),
       changes: result.changes.length,
+      summary: learn.describeProposal(
+        agent,
+        result.definition,
+        result.changes,
+        metricInWords(agent.performance!),
+        result.offPolicy?.gain,
+        result.evaluationsUsed,
+      ),
     };
     // the trial counts feedback after all it saw (`seen`), not only after what the proposal used
     const seenFeedback = all.feedbackSeq.reduce((most, seq) => Math.max(most, seq), end.position);

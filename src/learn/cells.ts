@@ -1,5 +1,7 @@
 import { compileAgent, evaluate, printRule } from '../engine/index.js';
 import type { AgentDefinition, Condition, Inputs, SetDefinition } from '../engine/types.js';
+import type { Interval } from './offpolicy.js';
+import type { Change } from './tuning.js';
 
 /**
  * A table agent learnt from the log: each input's range cut into cells (tent-shaped sets that hand
@@ -22,20 +24,54 @@ export interface CellLayout {
 
 /** The most rules a table agent may have: beyond it the log (and a person) cannot fill the table. */
 export const MAX_CELLS = 36;
-/** Fewest and most cells per input. */
+/** Fewest and most cells per input (an input that only ever takes its range's two ends gets 2). */
 const MIN_PER_INPUT = 3;
 const MAX_PER_INPUT = 10;
 /** Evaluations with feedback per cell that a table of that size needs. */
 export const EVALUATIONS_PER_CELL = 25;
 /** An output cell set's half-width, as a share of the output's range: narrow, so the answer is where the set is. */
 const HALF_WIDTH = 0.05;
+/** A logged input within this share of its range's ends counts as at the end (where the engine clamps what lies beyond). */
+const AT_END = 0.001;
 
-/** How many cells per input a log of `evaluations` supports for `inputCount` inputs; 0 when not even the fewest. */
-export function cellsPerInput(inputCount: number, evaluations: number): number {
-  if (inputCount === 0) return 0;
+/**
+ * How many cells each input gets from a log of `evaluations` whose inputs, in shares of each range
+ * (`shares`: evaluations × inputs), are as logged; empty when not even the fewest fit. A table
+ * needs EVALUATIONS_PER_CELL per cell, and at most MAX_CELLS. An input whose logged values all lie
+ * at its range's two ends (a 0/1 input) gets 2 cells: a middle cell would never be reached. The
+ * others start at MIN_PER_INPUT (2 when that many do not fit: four inputs), and the cells left are
+ * handed out one at a time to the input with the most logged values strictly inside its range per
+ * cell it has: an input sent mostly past its sets (clamped to the end) has little data to fill
+ * cells with, so its cells go to an input whose values spread over its range.
+ */
+export function cellsPerInput(inputCount: number, evaluations: number, shares?: ArrayLike<number>): number[] {
+  if (inputCount === 0) return [];
   const total = Math.min(MAX_CELLS, Math.floor(evaluations / EVALUATIONS_PER_CELL));
-  const each = Math.min(MAX_PER_INPUT, Math.floor(total ** (1 / inputCount) + 1e-9));
-  return each >= MIN_PER_INPUT ? each : 0;
+  const inside = new Float64Array(inputCount);
+  const binary = Array.from({ length: inputCount }, () => shares !== undefined && evaluations > 0);
+  if (shares) {
+    for (let i = 0; i < evaluations; i++)
+      for (let d = 0; d < inputCount; d++) {
+        const share = shares[i * inputCount + d]!;
+        if (share > AT_END && share < 1 - AT_END) {
+          inside[d]!++;
+          binary[d] = false;
+        }
+      }
+  } else inside.fill(1);
+  const fewest = binary.map((isBinary) => (isBinary ? 2 : MIN_PER_INPUT));
+  const product = (counts: readonly number[]) => counts.reduce((a, b) => a * b, 1);
+  const counts = product(fewest) > MAX_CELLS ? fewest.map(() => 2) : fewest;
+  if (product(counts) > total) return [];
+  for (;;) {
+    let grow = -1;
+    for (let d = 0; d < inputCount; d++) {
+      if (binary[d] || counts[d]! >= MAX_PER_INPUT || (product(counts) / counts[d]!) * (counts[d]! + 1) > total) continue;
+      if (grow < 0 || inside[d]! / counts[d]! > inside[grow]! / counts[grow]!) grow = d;
+    }
+    if (grow < 0) return counts;
+    counts[grow]!++;
+  }
 }
 
 /** A short, readable number: at most 3 significant digits (more when cells are closer than that). */
@@ -44,11 +80,12 @@ function label(value: number, step: number): string {
   return String(Number(value.toFixed(Math.min(digits, 6))));
 }
 
-export function cellLayout(definition: AgentDefinition, perInput: number): CellLayout {
+/** The cells of `definition`'s inputs, `perInput[d]` evenly over input d's range. */
+export function cellLayout(definition: AgentDefinition, perInput: readonly number[]): CellLayout {
   const compiled = compileAgent(definition);
-  const inputs = Object.entries(compiled.inputs).map(([name, { range }]) => ({
+  const inputs = Object.entries(compiled.inputs).map(([name, { range }], d) => ({
     name,
-    centres: Array.from({ length: perInput }, (_, i) => range[0] + ((range[1] - range[0]) * i) / (perInput - 1)),
+    centres: Array.from({ length: perInput[d]! }, (_, i) => range[0] + ((range[1] - range[0]) * i) / (perInput[d]! - 1)),
   }));
   const outputs = Object.entries(compiled.outputs).map(([name, { range }]) => ({ name, range }));
   let cells: number[][] = [[]];
@@ -67,6 +104,13 @@ const inputSetName = (layout: CellLayout, input: number, cell: number) => {
 function inputSets(layout: CellLayout, input: number): Record<string, SetDefinition> {
   const { centres } = layout.inputs[input]!;
   const sets: Record<string, SetDefinition> = {};
+  if (centres.length === 2) {
+    // Two shoulders over the whole range would both rise (a shoulder falls when its midpoint lies
+    // below the range's): each ends a thousandth of the range short, so one falls and one rises.
+    const [low, high] = centres as [number, number];
+    const nudge = (high - low) / 1000;
+    return { [inputSetName(layout, input, 0)]: [low, high - nudge], [inputSetName(layout, input, 1)]: [low + nudge, high] };
+  }
   centres.forEach((centre, i) => {
     const name = inputSetName(layout, input, i);
     if (i === 0) sets[name] = [centre, centres[1]!];
@@ -142,4 +186,46 @@ export function cellsFiring(layout: CellLayout, shares: ArrayLike<number>): numb
     stride *= steps + 1;
   }
   return fired;
+}
+
+const figure = (value: number) => String(Number(value.toPrecision(3)));
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${figure(value)}`;
+
+/**
+ * What a proposal changes and why, in plain words, for the version's evidence: whether the
+ * person's rules stay (and which numbers moved) or a table replaces them (its cells per input),
+ * per variable how many answers or set points moved and how far, and the estimated gain in
+ * `metric` (a name, and its direction where lower is better) per evaluation that earned it a trial.
+ */
+export function describeProposal(
+  before: AgentDefinition,
+  after: AgentDefinition,
+  changes: readonly Change[],
+  metric: string,
+  gain: Interval | undefined,
+  evaluations: number,
+): string {
+  // tuning moves numbers and weights but keeps every set's name; a table brings its own input sets
+  const sameRules = Object.entries(before.inputs).every(([name, sets]) => Object.keys(sets).join('\n') === Object.keys(after.inputs[name] ?? {}).join('\n'));
+  const parts: string[] = [];
+  if (sameRules) parts.push(`Keeps the ${before.rules.length} rules`);
+  else {
+    const cells = Object.entries(after.inputs).map(([name, sets]) => `${name} in ${Object.keys(sets).length} cells`);
+    parts.push(`Replaces the ${before.rules.length} rules by a table of ${after.rules.length} (${cells.join(', ')}), one rule per cell`);
+  }
+  const moved = new Map<string, number[]>();
+  for (const change of changes) {
+    const key = change.kind === 'weight' ? 'rule weights' : change.variable;
+    moved.set(key, [...(moved.get(key) ?? []), change.to - change.from]);
+  }
+  for (const [name, moves] of moved) {
+    const [least, most] = [Math.min(...moves), Math.max(...moves)];
+    const what =
+      name === 'rule weights' ? `${moves.length} rule weights changed` : `${name}: ${moves.length} ${sameRules ? 'set points' : 'cell answers'} moved`;
+    parts.push(least === most ? `${what} by ${signed(least)}` : `${what}, by ${signed(least)} to ${signed(most)}`);
+  }
+  const why = gain
+    ? `because on the newest ${evaluations} evaluations it is estimated better by ${signed(gain.value)} per evaluation in ${metric} (95% interval ${signed(gain.low)} to ${signed(gain.high)}), to be confirmed on fresh evaluations before it is adopted`
+    : `from the newest ${evaluations} evaluations`;
+  return `${parts.join('; ')}; ${why}.`;
 }

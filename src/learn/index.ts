@@ -1,4 +1,5 @@
 export { compareAgents, optimizeAgent } from './optimize.js';
+export { describeProposal } from './cells.js';
 export type { Goal, OptimizeOptions, OptimizeResult, SearchProgress } from './optimize.js';
 export { loggedOf, rowsOf, type LogColumns, type LoggedEvaluation } from './dataset.js';
 export { changedNumber, changesInWords, describeChange, type Change, type Side } from './tuning.js';

@@ -140,8 +140,8 @@ export async function optimizeAgent(
 
   const random = seededRandom(seed);
   const points = samplePoints(data.size, estimationPoints, random);
-  const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size) : 0;
-  const layout = perInput > 0 ? tableLayout(definition, perInput) : undefined;
+  const perInput = options.structure && !data.inputs.some(Number.isNaN) ? cellsPerInput(data.inputScale.names.length, data.size, data.inputs) : [];
+  const layout = perInput.length > 0 ? tableLayout(definition, perInput) : undefined;
   const hoods = await nearestNeighboursInSlices(data, points, NEIGHBOURS, undefined, pause);
   const recency = options.halfLife ? Float64Array.from({ length: data.size }, (_, i) => 2 ** (-(data.size - 1 - i) / options.halfLife!)) : undefined;
   const fitted = new MetricEstimator(data, hoods, await chooseBandwidths(data, hoods, recency, pause), recency);
@@ -497,7 +497,7 @@ async function searchTable(original: AgentDefinition, layout: CellLayout, search
  * agent: a table answers with triangles, which an output weighed rather than integrated
  * (Takagi–Sugeno, Tsukamoto) cannot hold. Then the agent's own numbers are tuned.
  */
-function tableLayout(definition: AgentDefinition, perInput: number): CellLayout | undefined {
+function tableLayout(definition: AgentDefinition, perInput: readonly number[]): CellLayout | undefined {
   const layout = cellLayout(definition, perInput);
   try {
     compileAgent(tableAgent(definition, layout, valuesAtCentres(definition, layout)));

@@ -10,8 +10,12 @@ import { gaussian, type Random } from './random.js';
  * exploring it costs (docs/LEARNING.md: starting narrow left a cheap output under-explored).
  */
 export const WIDEST_SPREAD = 0.08;
-/** The narrowest spread autopilot gives an output: where the metric bends sharply, as at a cliff. */
-export const NARROWEST_SPREAD = 0.05;
+/**
+ * The narrowest spread autopilot gives an output: once the log is large (spread.ts's
+ * evidenceSpread), or where the metric bends sharply, as at a cliff. Not 0: every answer keeps a
+ * density, which the off-policy estimates and the trials' draw correction need.
+ */
+export const NARROWEST_SPREAD = 0.02;
 
 /** Each output's spread, in shares of its range; one number for every output. An output not named spreads WIDEST_SPREAD. */
 export type Spread = number | Readonly<Record<string, number>>;

@@ -15,11 +15,41 @@ export const SPREAD_DRAWS = 200;
  */
 const MOST_COLUMNS = 160;
 
+/** Autopilot explores at WIDEST_SPREAD until it has this many draws in the window; then evidenceSpread narrows it. */
+export const WIDE_DRAWS = 400;
+
 /**
- * Each output's spread for autopilot's next draws: as wide as its measured cost allows, between
- * NARROWEST_SPREAD and WIDEST_SPREAD. Every output starts at WIDEST_SPREAD, since wider draws show
+ * How wide autopilot still explores after `draws` of its draws in the window: WIDEST_SPREAD up to
+ * WIDE_DRAWS, then WIDEST_SPREAD × WIDE_DRAWS / draws, down to NARROWEST_SPREAD (reached at four
+ * times WIDE_DRAWS). What one more draw can still teach a proposal falls as the log grows,
+ * what it costs does not: on a cliff, a draw across the edge loses the whole sale however much is
+ * known (docs/LEARNING.md, "How exploration stops").
+ */
+export function evidenceSpread(draws: number): number {
+  return Math.max(NARROWEST_SPREAD, WIDEST_SPREAD * Math.min(1, WIDE_DRAWS / draws));
+}
+
+/**
+ * Each output's spread for autopilot's next draws: the narrower of evidenceSpread (over autopilot's
+ * draws in `columns`) and costSpread. Every output starts at WIDEST_SPREAD, since wider draws show
  * the learner more; where the metric bends sharply as an output moves (a cliff), exploring it
- * costs, and its draws narrow.
+ * costs, and its draws narrow sooner. Awaits `pause` between blocks of draws.
+ */
+export async function spreadFor(
+  columns: LogColumns,
+  agent: Pick<CompiledAgent, 'inputs' | 'outputs'>,
+  pause: Pause = async () => {},
+): Promise<Record<string, number>> {
+  let draws = 0;
+  for (let i = 0; i < columns.size; i++) if (columns.density[i]! > 0 && Number.isFinite(columns.metric[i]!)) draws++;
+  const byEvidence = evidenceSpread(draws);
+  const byCost = await costSpread(columns, agent, pause);
+  return Object.fromEntries(Object.entries(byCost).map(([name, spread]) => [name, Math.min(spread, byEvidence)]));
+}
+
+/**
+ * Each output's spread as wide as its measured cost allows, between NARROWEST_SPREAD and
+ * WIDEST_SPREAD.
  *
  * The cost: autopilot's draw d (returned − crisp, in shares of the range) is random and
  * independent of the situation, so in a least-squares fit of the metric on the situation and the
@@ -34,7 +64,7 @@ const MOST_COLUMNS = 160;
  * deviations of the median are pulled in first, so one huge outcome cannot widen or narrow anything.
  * Awaits `pause` between blocks of draws.
  */
-export async function spreadFor(
+export async function costSpread(
   columns: LogColumns,
   agent: Pick<CompiledAgent, 'inputs' | 'outputs'>,
   pause: Pause = async () => {},

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { createFuzzyService } from '../../src/index.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { TRIAL_LEVEL, TRIAL_LOOKS } from '../../src/learn/trial.js';
 import { autopilotPlayer, oraclePlayer, play, staticPlayer, worlds, type ArenaWorld, type AutopilotPlayer } from './arena.js';
 
 /** The mean metric of a version's plain answers on 2,000 situations, from the world's rule. */
@@ -99,7 +98,8 @@ describe('versions, performance and rollback', () => {
     const { world, player, state } = await playedAutopilot('two outputs', 1, 700);
     expect(state.trials.length).toBeGreaterThanOrEqual(1);
     const adopted = state.trials.filter((trial: { outcome: string }) => trial.outcome === 'adopted').at(-1);
-    expect(adopted.pValue).toBeLessThan(TRIAL_LEVEL / TRIAL_LOOKS.length);
+    // adopted at the first look when clearly better, at the last when ahead (src/learn/trial.ts)
+    expect(adopted.pValue).toBeLessThan(0.5);
     // the gain the trial measured, with its interval, on every decided trial
     expect(adopted.gain.low).toBeLessThan(adopted.gain.value);
     expect(adopted.gain.value).toBeLessThan(adopted.gain.high);
@@ -148,7 +148,8 @@ describe('versions, performance and rollback', () => {
     await play(world, player, 400, 6);
     await player.service.idle();
     const { body: after } = await player.call('GET', `agent/${player.agentID}/autopilot`);
-    expect(after.trials.length).toBeGreaterThan(before.trials.length + 1);
+    // the trial under way while the app explored is decided (with draws that narrow, a next one may not be in 400)
+    expect(after.trials.length).toBeGreaterThan(before.trials.length);
     // every trial since holds autopilot's own answers only: no −1000 in either arm (a cliff's worst is about −16)
     for (const trial of after.trials.slice(before.trials.length).filter((t: { outcome: string }) => t.outcome !== 'abandoned')) {
       expect(trial.current.low, JSON.stringify(trial.current)).toBeGreaterThan(-50);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate, parseRule, printRule } from '../../src/engine/index.js';
 import type { AgentDefinition, Inputs, Outputs, SetDefinition } from '../../src/engine/types.js';
-import { cellLayout, cellsPerInput, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
+import { cellLayout, cellsPerInput, describeProposal, tableAgent, valuesAtCentres } from '../../src/learn/cells.js';
 import { datasetOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
 import { chooseBandwidths, MetricEstimator, returnedAtPoints } from '../../src/learn/estimator.js';
 import { nearestNeighbours } from '../../src/learn/neighbours.js';
@@ -51,15 +51,15 @@ function truth(world: ArenaWorld, definition: AgentDefinition, progress = 0): nu
 describe('table agents', () => {
   it('are valid, readable agents that keep every range and answer what their cells say', () => {
     for (const [agent, perInput] of [
-      [cliff.agent, 6],
-      [irrigation.agent, 4],
+      [cliff.agent, [6]],
+      [irrigation.agent, [4, 3]],
     ] as const) {
       const layout = cellLayout(agent, perInput);
       const values = valuesAtCentres(agent, layout);
       const table = tableAgent(agent, layout, values);
       const compiled = compileAgent(table);
       const original = compileAgent(agent);
-      expect(layout.cells).toHaveLength(perInput ** Object.keys(agent.inputs).length);
+      expect(layout.cells).toHaveLength(perInput.reduce((a, b) => a * b, 1));
       expect(table.rules).toHaveLength(layout.cells.length);
       for (const [name, { range }] of Object.entries(original.inputs)) expect(compiled.inputs[name]!.range).toEqual(range);
       for (const [name, { range }] of Object.entries(original.outputs)) expect(compiled.outputs[name]!.range).toEqual(range);
@@ -74,12 +74,28 @@ describe('table agents', () => {
       });
     }
     expect(cliff.agent.rules.length).toBe(3);
-    // 25 evaluations per cell, 3 to 10 per input, at most 36 rules
-    expect(cellsPerInput(1, 74)).toBe(0);
-    expect(cellsPerInput(1, 100)).toBe(4);
-    expect(cellsPerInput(1, 400)).toBe(10);
-    expect(cellsPerInput(2, 1000)).toBe(6);
-    expect(cellsPerInput(4, 10_000)).toBe(0);
+    // 25 evaluations per cell, 3 to 10 per input (2 for four inputs), at most 36 rules
+    expect(cellsPerInput(1, 74)).toEqual([]);
+    expect(cellsPerInput(1, 100)).toEqual([4]);
+    expect(cellsPerInput(1, 400)).toEqual([10]);
+    expect(cellsPerInput(2, 1000)).toEqual([6, 6]);
+    expect(cellsPerInput(4, 399)).toEqual([]);
+    expect(cellsPerInput(4, 10_000)).toEqual([3, 3, 2, 2]);
+  });
+
+  it('give a 0/1 input 2 cells and the cells left to the input whose logged values spread over its range', () => {
+    // the lemonade stand's shape: numBuyers mostly past its sets (share ≥ 1), temperature over its range, sunny 0 or 1
+    const evaluations = 1000;
+    const shares = Float64Array.from({ length: evaluations * 3 }, (_, k) => {
+      const [i, d] = [Math.floor(k / 3), k % 3];
+      return d === 0 ? (i % 5 === 0 ? (i % 20) / 20 : 1 + i / 100) : d === 1 ? (i % 97) / 96 : i % 2;
+    });
+    const [numBuyers, temperature, sunny] = cellsPerInput(3, evaluations, shares);
+    expect(sunny).toBe(2);
+    expect(temperature).toBe(6);
+    expect(numBuyers).toBe(3);
+    // without the shares every input counts alike: 3 × 3 × 4 = 36
+    expect(cellsPerInput(3, evaluations)).toEqual([4, 3, 3]);
   });
 
   it('are proposed only with structure: true, and close most of the gap to the best answer on a cliff-shaped world', async () => {
@@ -90,11 +106,21 @@ describe('table agents', () => {
       if (tuned.status !== 'optimized' || table.status !== 'optimized') throw new Error('insufficient');
       expect(tuned.definition.rules).toHaveLength(3);
       expect(table.definition.rules.length).toBeGreaterThan(3);
+      // the version's evidence says what changed in plain words
+      const cells = table.definition.rules.length;
+      const gain = { value: 1.5, low: 0.25, high: 2.75 };
+      const said = describeProposal(cliff.agent, table.definition, table.changes, 'profit', gain, 600);
+      expect(said).toContain(`Replaces the 3 rules by a table of ${cells} (temperature in ${cells} cells), one rule per cell`);
+      expect(said).toContain(`price: ${table.changes.length} cell answers moved`);
+      expect(said).toContain('estimated better by +1.5 per evaluation in profit (95% interval +0.25 to +2.75)');
+      const tunedSaid = describeProposal(cliff.agent, tuned.definition, tuned.changes, 'profit', undefined, 600);
+      expect(tunedSaid.startsWith('Keeps the 3 rules; ')).toBe(true);
+      expect(tunedSaid).toContain(`${tuned.changes.filter((change) => change.kind === 'set' && change.variable === 'price').length} set points moved`);
       // one round from 600 evaluations explored by 5% of the range: well above the start and above tuning the numbers
       expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(truth(cliff, tuned.definition));
       expect(truth(cliff, table.definition), `seed ${seed}`).toBeGreaterThan(1.1 * truth(cliff, cliff.agent));
     }
-  });
+  }, 120_000);
 
   it('are not carried by one huge outcome', async () => {
     const log = autopilotLog(cliff, cliff.agent, 600, seededRandom(4));

@@ -1,9 +1,10 @@
-// The family of random worlds (test/learn/family.ts): what the generator draws, over 120 seeds.
-// bench/family.bench.ts plays them against every baseline.
+// The family of random worlds (test/learn/family.ts): what the generator draws, over 120 seeds,
+// and autopilot against the bandits on a seeded pair of them (the CI's subset of the issue's
+// targets). bench/family.bench.ts plays 40 worlds drawn at run time against every baseline.
 import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
 import { seededRandom } from '../../src/learn/random.js';
-import { play, situationsOf, staticPlayer } from './arena.js';
+import { autopilotPlayer, play, situationsOf, staticPlayer, type Play } from './arena.js';
 import { FAMILY_DAY, randomWorld, randomWorlds } from './family.js';
 
 const worlds = Array.from({ length: 120 }, (_, i) => randomWorld(i + 1));
@@ -75,4 +76,27 @@ describe('the family of worlds', () => {
     // 4,000 outcomes of 0 or top: within 4 standard errors of the mean
     expect(Math.abs(result.cumulative - expected)).toBeLessThan((4 * top * 0.5) / Math.sqrt(4000));
   }, 60_000);
+});
+
+describe('autopilot on worlds nobody chose: evaluate and feedback, nothing else', () => {
+  const days = 10;
+  const evaluations = days * FAMILY_DAY;
+  const served = (result: Play, from = 0) => result.served.slice(from).reduce((sum, value) => sum + value, 0);
+  const lastTwoDays = (result: Play) => served(result, evaluations - 2 * FAMILY_DAY);
+
+  // The first plausible world of the family (seed 1: one input that is 0/1, two outputs, a peak
+  // that drifts), one run (CI's time). The targets it asserts: at least +30% over the starting
+  // agent over the last two days, and never more than 2% below it over all ten. Being ahead of the
+  // bandits is not asserted: it is not met (docs/LEARNING.md, "Worlds nobody chose": here UCB
+  // serves +137%, autopilot about +50%).
+  const world = randomWorlds(1, 1)[0]!;
+  it(`${world.name}: at least +30% over the starting agent over the last two days, and not 2% below it over all ten`, async () => {
+    const start = await play(world, staticPlayer(world), evaluations, 1);
+    const player = await autopilotPlayer(world, 1);
+    const learnt = await play(world, player, evaluations, 1);
+    await player.close();
+    const gain = (score: (result: Play) => number) => (score(learnt) - score(start)) / Math.abs(score(start));
+    expect(gain(lastTwoDays), 'gain over the last two days').toBeGreaterThan(0.3);
+    expect(gain(served), 'gain over all ten days').toBeGreaterThan(-0.02);
+  }, 900_000);
 });

@@ -70,7 +70,7 @@ describe('the lemonade stand as published', () => {
 });
 
 describe('autopilot on the lemonade stand: evaluate and feedback, nothing else', () => {
-  it("what it serves is the seller as created plus what its versions, trials and draws each add; its versions' plain answers earn more", async () => {
+  it('what it serves is the seller as created plus what its versions, trials and draws each add, and at least 15% more over the last two days', async () => {
     const start = await play(lemonadeStand, staticPlayer(lemonadeStand), EVALUATIONS, 1);
     const player = await autopilotPlayer(lemonadeStand, 1);
     const learnt = await play(lemonadeStand, player, EVALUATIONS, 1);
@@ -81,9 +81,12 @@ describe('autopilot on the lemonade stand: evaluate and feedback, nothing else',
       const parts = split.parts.versions[day]! + split.parts.trials[day]! + split.parts.exploration[day]!;
       expect(sum(learnt.served, from, to) - sum(start.served, from, to)).toBeCloseTo(parts, 6);
     }
-    // docs/LEARNING.md, "The lemonade stand": the versions gain, the draws lose most of it
+    // docs/LEARNING.md, "The lemonade stand": the versions gain, and the draws, narrowing with the
+    // evidence, no longer lose it all: what is served over the last two days is at least 15% above
+    // the seller as created (seed 1: +23%). The issue's target, +40% and ahead of UCB (+44% on
+    // this seed), is not met, so not asserted.
     const versions = sum(split.parts.versions, DAYS - 2) / 2 / lastTwoDays(start);
     expect(versions).toBeGreaterThan(0.15);
-    expect(lastTwoDays(learnt)).toBeGreaterThan(0.9 * lastTwoDays(start));
+    expect(lastTwoDays(learnt)).toBeGreaterThan(1.15 * lastTwoDays(start));
   }, 1_200_000);
 });

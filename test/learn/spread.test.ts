@@ -6,7 +6,7 @@ import type { AgentDefinition } from '../../src/engine/types.js';
 import { columnsOf, type LoggedEvaluation } from '../../src/learn/dataset.js';
 import { exploreTruncated, NARROWEST_SPREAD, WIDEST_SPREAD } from '../../src/learn/policy.js';
 import { gaussian, seededRandom } from '../../src/learn/random.js';
-import { SPREAD_COST, SPREAD_DRAWS, spreadFor } from '../../src/learn/spread.js';
+import { costSpread, evidenceSpread, SPREAD_COST, SPREAD_DRAWS, spreadFor, WIDE_DRAWS } from '../../src/learn/spread.js';
 import { standardDeviation } from '../../src/learn/statistics.js';
 
 // two outputs in [0, 10]; the metric is best at the agent's answers and bends by its own amount along each
@@ -37,7 +37,7 @@ const columns = (log: readonly LoggedEvaluation[]) => columnsOf(log, ['heat'], [
 describe('the spread of autopilot’s draws', () => {
   it('narrows the output where the metric bends sharply, and keeps the one whose exploring costs little wide', async () => {
     for (const seed of [1, 2, 3]) {
-      const spread = await spreadFor(columns(logOf(2000, seed, 2000, 0)), compileAgent(agent));
+      const spread = await costSpread(columns(logOf(2000, seed, 2000, 0)), compileAgent(agent));
       expect(spread.sharp, `seed ${seed}`).toBe(NARROWEST_SPREAD);
       expect(spread.flat, `seed ${seed}`).toBe(WIDEST_SPREAD);
     }
@@ -52,17 +52,33 @@ describe('the spread of autopilot’s draws', () => {
       const expected = Math.sqrt(budget / 20);
       expect(expected).toBeGreaterThan(NARROWEST_SPREAD);
       expect(expected).toBeLessThan(WIDEST_SPREAD);
-      const { flat } = await spreadFor(columns(log), compileAgent(agent));
+      const { flat } = await costSpread(columns(log), compileAgent(agent));
       expect(flat! / expected, `seed ${seed}`).toBeGreaterThan(1);
       expect(flat! / expected, `seed ${seed}`).toBeLessThan(1.05);
     }
   });
 
-  it('stays at WIDEST_SPREAD with fewer than SPREAD_DRAWS draws, and is not moved by one huge outcome', async () => {
+  it('the cost stays at WIDEST_SPREAD with fewer than SPREAD_DRAWS draws, and is not moved by one huge outcome', async () => {
     const few = await spreadFor(columns(logOf(SPREAD_DRAWS - 1, 6, 2000, 0)), compileAgent(agent));
     expect(few).toEqual({ sharp: WIDEST_SPREAD, flat: WIDEST_SPREAD });
     const log = logOf(2000, 7, 2000, 0);
     const wild = log.map((entry, i) => (i === 1000 ? { ...entry, metric: entry.metric - 1e6 } : entry));
-    expect(await spreadFor(columns(wild), compileAgent(agent))).toEqual(await spreadFor(columns(log), compileAgent(agent)));
+    expect(await costSpread(columns(wild), compileAgent(agent))).toEqual(await costSpread(columns(log), compileAgent(agent)));
+  });
+
+  it('narrows every output as autopilot’s draws accumulate: WIDEST_SPREAD × WIDE_DRAWS / draws, down to NARROWEST_SPREAD', async () => {
+    expect(evidenceSpread(WIDE_DRAWS)).toBe(WIDEST_SPREAD);
+    expect(evidenceSpread(2 * WIDE_DRAWS)).toBeCloseTo(WIDEST_SPREAD / 2, 12);
+    expect(evidenceSpread(100 * WIDE_DRAWS)).toBe(NARROWEST_SPREAD);
+    // where the metric is flat the cost allows the widest: the evidence narrows it all the same;
+    // where it bends sharply, the cost narrows it further
+    for (const draws of [600, 1000]) {
+      const log = logOf(draws, 8, 2000, 0);
+      const spread = await spreadFor(columns(log), compileAgent(agent));
+      const cost = await costSpread(columns(log), compileAgent(agent));
+      expect(cost.flat).toBe(WIDEST_SPREAD);
+      expect(spread.flat).toBeCloseTo((WIDEST_SPREAD * WIDE_DRAWS) / draws, 12);
+      expect(spread.sharp).toBe(Math.min(cost.sharp!, spread.flat!));
+    }
   });
 });
