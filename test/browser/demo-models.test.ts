@@ -235,8 +235,10 @@ describe('model files in the demo', () => {
 
     // what fuzzbox cannot hold: said with its line and construct, and nothing is stored
     const before = ((await demoApi<unknown[]>(page, 'GET', '/agent')).body as unknown[]).length;
-    await openWithButton(page, 'takagi-sugeno/approximation.fll');
-    await expect.poll(() => page.textContent('#open-error')).toMatch(/^approximation\.fll could not be opened: .*line \d+: the Function term "fx"/);
+    await openWithButton(page, 'mamdani/SimpleDimmerChained.fis');
+    await expect
+      .poll(() => page.textContent('#open-error'))
+      .toMatch(/^SimpleDimmerChained\.fis could not be opened: .*line \d+: a rule needs a condition and a conclusion \(a FIS row cannot name an output/);
     expect(await dropFile(page, 'notes.txt', 'just some notes')).toBe(true);
     await expect
       .poll(() => page.textContent('#open-error'))
