@@ -9,7 +9,6 @@ import { pgliteDatabase, postgresDatabase } from '../../src/node/databases.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { browser, browserStore, exported, request, serverStorage, startServer, tipping, type Replica } from './support.js';
 import { brokenStore } from '../support/faults.js';
-import { PIECE_GROUPS } from '../../src/store/dexie/evaluation-writer.js';
 
 let storage: Awaited<ReturnType<typeof serverStorage>>;
 let server: FuzzboxServer;
@@ -240,40 +239,30 @@ describe('faults', () => {
 
   test('a round between the pieces of a batch pushes none of it: when a later piece fails, the server holds none of its logs; a batch that succeeds goes whole', async () => {
     // the batch's second piece waits, until the test lets it go, for the round to run, then fails as a broken store would:
-    // the order is the test's, not a race, and the fault lives in this replica's store alone
+    // the order is the test's, not a race, and the fault lives in this replica's store alone. The evaluation writer
+    // opens each piece's transaction on IndexedDB itself, on the connection it awaits from backendDB(): that is where
+    // the second piece is held and fails.
     const store = browserStore();
+    let armed = false;
     let pieces = 0;
     let holding!: () => void;
     const held = new Promise<void>((resolve) => (holding = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    store.db.use({
-      stack: 'dbcore',
-      name: 'second piece fails once the round has run',
-      create: (down) => ({
-        ...down,
-        table: (name) => {
-          const table = down.table(name);
-          if (name !== 'logGroups') return table;
-          return {
-            ...table,
-            mutate: async (request) => {
-              if (request.type === 'add' && request.values.length === PIECE_GROUPS && ++pieces === 2) {
-                holding();
-                await released;
-                throw brokenStore();
-              }
-              return table.mutate(request);
-            },
-          };
-        },
-      }),
-    });
+    const backendDB = store.db.backendDB.bind(store.db);
+    store.db.backendDB = (() => {
+      if (!armed || ++pieces !== 2) return backendDB();
+      holding();
+      return released.then(() => {
+        throw brokenStore();
+      });
+    }) as typeof store.db.backendDB;
     const a = replica({}, store);
     const agent = (await a.call('POST', 'agent', tipping())).body;
     const [single] = await evaluate(a, agent.id, 1);
     a.network.online = true;
     const batch = Array.from({ length: 4096 }, (_, i) => ({ service: (i % 101) / 10 }));
+    armed = true;
     const failing = a.call('POST', `agent/${agent.id}`, batch);
     const logsOnServer = async () => (await exported(server.handle, server.url, apiKey)).filter((line) => line.includes('"kind":"evaluation"'));
     try {
