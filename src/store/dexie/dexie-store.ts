@@ -35,8 +35,8 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
 
   /**
    * `write`, and once more when it fails for the quota, after the browser wrote out its storage
-   * log (one flush at a time, whatever fails meanwhile): space freed by erasing logs or agents
-   * counts only then (docs/REST.md, "A full disk").
+   * log (Chromium) or committed its cleanup transaction (Firefox), one flush at a time whatever
+   * fails meanwhile: space freed by erasing logs or agents counts only then (docs/REST.md, "A full disk").
    */
   async #evenWhenFull<T>(write: () => Promise<T>): Promise<T> {
     try {
