@@ -34,6 +34,14 @@ export interface EngineSession {
   close(): Promise<void>;
 }
 
+export interface LaunchOptions {
+  /**
+   * Every origin's storage limit, in bytes: only Firefox takes one at launch (a pref); Chromium's
+   * is lowered per origin through DevTools instead, and WebKitWebDriver offers no way to lower it.
+   */
+  storageLimit?: number;
+}
+
 export interface Engine {
   readonly name: EngineName;
   /** The engine's version, for reports. */
@@ -45,7 +53,7 @@ export interface Engine {
    */
   readonly persistentProfiles: boolean;
   /** A browser on a fresh profile, or on `profile` (a folder) when the engine keeps profiles. */
-  launch(profile?: string): Promise<EngineSession>;
+  launch(profile?: string, options?: LaunchOptions): Promise<EngineSession>;
   /**
    * The browser itself showing `url` on a new profile in a temporary folder, with no automation
    * protocol attached (nothing a debugger charges for): for benchmarks whose page reports on its own.
@@ -124,7 +132,8 @@ const chromiumEngine: Engine = {
   name: 'chromium',
   label: 'Chromium',
   persistentProfiles: true,
-  async launch(profile) {
+  async launch(profile, { storageLimit } = {}) {
+    if (storageLimit) throw new Error("Chromium's storage limit is lowered per origin through DevTools (Storage.overrideQuotaForOrigin), not at launch");
     const options = { executablePath: chromiumPath(), headless: true, args: chromiumArgs };
     const context = profile ? await chromium.launchPersistentContext(profile, options) : await (await chromium.launch(options)).newContext();
     return {
@@ -155,10 +164,12 @@ const firefoxEngine: Engine = {
   name: 'firefox',
   label: 'Firefox ESR',
   persistentProfiles: true,
-  async launch(profile) {
+  async launch(profile, options = {}) {
     const { default: puppeteer } = await import('puppeteer-core');
     const browser = await puppeteer.launch({
       browser: 'firefox',
+      // the pref counts KiB
+      ...(options.storageLimit ? { extraPrefsFirefox: { 'dom.quotaManager.temporaryStorage.fixedLimit': Math.floor(options.storageLimit / 1024) } } : {}),
       executablePath: required(firefoxPath(), 'Firefox ESR'),
       headless: true,
       userDataDir: profile ?? mkdtempSync(join(tmpdir(), 'fuzzbox-firefox-')),
@@ -335,7 +346,8 @@ const webkitEngine: Engine = {
   name: 'webkit',
   label: 'WebKitGTK',
   persistentProfiles: false,
-  async launch(profile) {
+  async launch(profile, { storageLimit } = {}) {
+    if (storageLimit) throw new Error("WebKitWebDriver offers no way to lower WebKit's storage limit");
     if (profile) throw new Error('WebKitWebDriver sessions are ephemeral: WebKit cannot be started on a kept profile here');
     const driverPath = required(webkitDriverPath(), "WebKitGTK's WebDriver (webkit2gtk-driver)");
     const binary = required(miniBrowserPath(), "WebKitGTK's MiniBrowser (webkit2gtk-driver)");

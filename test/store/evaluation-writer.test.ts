@@ -4,7 +4,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { DexieStore } from '../../src/store/dexie/dexie-store.js';
 import { PIECE_GROUPS } from '../../src/store/dexie/evaluation-writer.js';
-import { failWrites, quotaExceeded } from '../support/faults.js';
+import { cleanupTransactions, failWrites, quotaExceeded } from '../support/faults.js';
 import type { AgentRecord, EvaluationRecord } from '../../src/store/records.js';
 
 const body = {
@@ -134,6 +134,26 @@ test('a write refused for the quota is tried again once, after the browser was a
   const reopened = new DexieStore('full', { indexedDB, IDBKeyRange });
   expect((await reopened.countRecords('U1')).evaluations).toBe(3);
   await reopened.close();
+});
+
+test("Firefox's cleanup transaction after a full disk, where a write throws InvalidStateError, counts as the full disk: retried once, then QuotaExceeded", async () => {
+  // one cleanup transaction due (an earlier write was refused for the quota): the retry stores the logs
+  let firefox = cleanupTransactions(1);
+  try {
+    expect(await store.addEvaluations('U1', agent.id, agent.latestVersion, logs(2))).toBe(true);
+    expect(firefox.cleanups()).toBe(1);
+  } finally {
+    firefox.restore();
+  }
+  expect((await store.countRecords('U1')).evaluations).toBe(2);
+  // a disk that stays full: every read-write transaction is a cleanup one; the answer is the full disk, not a 500
+  firefox = cleanupTransactions(Number.POSITIVE_INFINITY);
+  try {
+    await expect(store.addEvaluations('U1', agent.id, agent.latestVersion, logs(2))).rejects.toMatchObject({ name: 'QuotaExceeded', status: 507 });
+  } finally {
+    firefox.restore();
+  }
+  expect((await store.countRecords('U1')).evaluations).toBe(2);
 });
 
 test('feedback given on a stored piece of a batch (the listing shows it) goes with the piece when the batch is taken back', async () => {

@@ -1,6 +1,6 @@
 // Makes fake-indexeddb's object stores fail writes, as a full disk or a broken store would,
 // so tests can prove a failed request leaves the database as it was.
-import { IDBObjectStore } from 'fake-indexeddb';
+import { IDBDatabase, IDBObjectStore } from 'fake-indexeddb';
 
 type WriteMethod = 'add' | 'put' | 'delete' | 'clear';
 
@@ -32,3 +32,30 @@ export function failWrites(storeName: string, error: () => Error, { methods = ['
 
 export const quotaExceeded = () => new DOMException('the quota has been exceeded', 'QuotaExceededError');
 export const brokenStore = () => new DOMException('the store failed', 'UnknownError');
+
+/**
+ * Firefox after a full disk: until `restore()`, the next `count` read-write transactions started
+ * come in its `cleanup` mode, where an add or put throws InvalidStateError (only deletes run).
+ * Resolves nothing; `cleanups()` tells how many were handed out.
+ */
+export function cleanupTransactions(count: number): { restore: () => void; cleanups: () => number } {
+  const prototype = IDBDatabase.prototype as unknown as { transaction: (...args: unknown[]) => IDBTransaction };
+  const original = prototype.transaction;
+  let handedOut = 0;
+  prototype.transaction = function (this: unknown, ...args: unknown[]) {
+    const transaction = original.apply(this, args);
+    if (transaction.mode !== 'readwrite' || handedOut >= count) return transaction;
+    handedOut++;
+    Object.defineProperty(transaction, 'mode', { value: 'cleanup' });
+    const objectStore = transaction.objectStore.bind(transaction);
+    transaction.objectStore = (name: string) => {
+      const store = objectStore(name);
+      const refuse = () => {
+        throw new DOMException('A mutation operation was attempted on a database that did not allow mutations.', 'InvalidStateError');
+      };
+      return Object.assign(store, { add: refuse, put: refuse });
+    };
+    return transaction;
+  };
+  return { restore: () => void (prototype.transaction = original), cleanups: () => handedOut };
+}

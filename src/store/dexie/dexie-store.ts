@@ -10,7 +10,7 @@ import { applyRetention } from './retention.js';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import * as agents from './agents.js';
 import { FuzzboxDatabase, type DatabaseOptions } from './database.js';
-import { asStorageFull, flushStorageLog, isQuotaExceeded } from './quota.js';
+import { asStorageFull, flushStorageLog, isQuotaExceeded, settleFullDiskCleanup } from './quota.js';
 import { EvaluationWriter } from './evaluation-writer.js';
 import { deleteEvaluation, listEvaluations } from './evaluation-list.js';
 import { readEvaluation } from './evaluations.js';
@@ -30,13 +30,13 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
   constructor(name: string, options: DatabaseOptions = {}) {
     this.db = new FuzzboxDatabase(name, options);
     this.#evaluations = new EvaluationWriter(this.db, options.logDurability ?? 'relaxed');
-    this.#flushLog = () => flushStorageLog(name, options);
+    this.#flushLog = () => Promise.all([flushStorageLog(name, options), settleFullDiskCleanup(this.db)]).then(() => undefined);
   }
 
   /**
    * `write`, and once more when it fails for the quota, after the browser wrote out its storage
-   * log (one flush at a time, whatever fails meanwhile): space freed by erasing logs or agents
-   * counts only then (docs/REST.md, "A full disk").
+   * log (Chromium) or committed its cleanup transaction (Firefox), one flush at a time whatever
+   * fails meanwhile: space freed by erasing logs or agents counts only then (docs/REST.md, "A full disk").
    */
   async #evenWhenFull<T>(write: () => Promise<T>): Promise<T> {
     try {
@@ -53,6 +53,8 @@ export class DexieStore implements FuzzboxStore, SyncReplica {
     try {
       return await write();
     } catch (error) {
+      // Firefox's next write would be refused in its cleanup transaction: have it commit empty first
+      if (isQuotaExceeded(error)) await settleFullDiskCleanup(this.db);
       throw asStorageFull(error);
     }
   }

@@ -2,6 +2,7 @@ import { Dexie } from 'dexie';
 import type { FuzzboxDatabase } from './database.js';
 import { LOG_CHUNK } from '../ids.js';
 import { groupLogs } from './log-groups.js';
+import { cleanupRefusal, isFullDiskCleanup } from './quota.js';
 import { count, eraseCounted, type TallyChanges } from './tallies.js';
 import type { EvaluationRecord, HeadRecord, LogGroupRecord, TallyRecord } from '../records.js';
 
@@ -167,6 +168,8 @@ export class EvaluationWriter {
     const database = await connection(this.#db);
     return new Promise<Job[]>((resolve, reject) => {
       const transaction = database.transaction(['heads', 'logGroups', 'tallies'], 'readwrite', { durability: this.#durability });
+      // it commits empty, reclaiming space; the write is retried as for a full disk
+      if (isFullDiskCleanup(transaction)) return reject(cleanupRefusal());
       const heads = transaction.objectStore('heads');
       const logGroups = transaction.objectStore('logGroups');
       const tallies = transaction.objectStore('tallies');

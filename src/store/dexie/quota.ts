@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie';
 import { ApiError, docsURL } from '../../schema/errors.js';
-import type { DatabaseOptions } from './database.js';
+import type { DatabaseOptions, FuzzboxDatabase } from './database.js';
 
 function findCause(error: unknown, name: string, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;
@@ -50,5 +50,32 @@ export async function flushStorageLog(name: string, options: DatabaseOptions): P
     await scratch.delete();
   } catch {
     scratch.close();
+  }
+}
+
+/**
+ * Whether `transaction` is Firefox's answer to a full disk: the first read-write transaction a
+ * connection starts after one was refused for the quota comes in its own `cleanup` mode, which
+ * only deletes (an add or put throws InvalidStateError) and reclaims free space as it commits.
+ */
+export const isFullDiskCleanup = (transaction: IDBTransaction) => (transaction.mode as string) === 'cleanup';
+
+/** The error a write refused in Firefox's cleanup transaction stands for. */
+export const cleanupRefusal = () => new DOMException('the previous write exceeded the storage quota; this transaction may only delete', 'QuotaExceededError');
+
+/**
+ * Has Firefox's cleanup transaction (see isFullDiskCleanup), if one is due, commit with nothing in
+ * it, reclaiming space, so that the next write gets a plain read-write transaction again; elsewhere
+ * an empty transaction that commits. Best effort: any failure is ignored.
+ */
+export async function settleFullDiskCleanup(db: FuzzboxDatabase): Promise<void> {
+  if (!db.isOpen()) return;
+  try {
+    const transaction = db.backendDB().transaction('tallies', 'readwrite');
+    await new Promise((settled) => {
+      transaction.oncomplete = transaction.onabort = settled;
+    });
+  } catch {
+    // the connection is closing: nothing to settle
   }
 }
