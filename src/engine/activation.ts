@@ -66,6 +66,8 @@ export interface ActivationLayout {
   readonly conclusionHedges: Int32Array;
   /** a rule fires when its strength is at least this */
   readonly threshold: number;
+  /** every condition flat, no conclusion hedged, rules in their order: the form generated.ts writes out */
+  readonly plain: boolean;
   /** the order rules run in when a condition names an output (every rule concluding it first); absent: rule order */
   readonly order: Int32Array | undefined;
   /** per output set a condition reads: the (rule, conclusion) pairs concluding it, setPairStart[s] .., and its output's aggregation (−1: sum) */
@@ -234,6 +236,7 @@ export function layOutActivation(
     conclusionSets: Int32Array.from(conclusionSets),
     conclusionHedges: Int32Array.from(conclusionHedges),
     threshold: Math.max(NEGLIGIBLE_STRENGTH, operators.activationThreshold ?? 0),
+    plain: order === undefined && !conditionKind.includes(POSTFIX) && conclusionHedges.every((hedges) => hedges === 0),
     order,
     setPairStart,
     setPairRule: Int32Array.from(setPairRule),

@@ -18,6 +18,7 @@ import type { AgentDefinition, IfRule, Operators, RuleAst, SetDefinition, TermDe
 import { validateAgent } from './validate.js';
 import { dependencyOrder, type DependencyOrder } from './chain.js';
 import { formulaNames } from './formula.js';
+import { notGenerated } from './generated.js';
 import { planSugeno, planWeighted, type SugenoPlan, type WeightedPlan } from './weighted.js';
 import { indexVariables, isPoints, record, summarize, variableUniverse, type IndexedVariables } from './variables.js';
 import type { ActivationLayout } from './activation.js';
@@ -264,6 +265,7 @@ export function compileAgent(definition: AgentDefinition): CompiledAgent {
     outputSetStart: outputSets.start,
     outputSetNames: outputSets.setNames,
     outputShapes,
+    generated: notGenerated(),
   });
 
   return Object.freeze({

@@ -9,6 +9,7 @@ import { EXACT, PROGRAM, WEIGHTED, type CompiledAgent } from './compile.js';
 import { locateCentroid } from './defuzzification.js';
 import { InputError, showValue } from './errors.js';
 import { fuzzify } from './fuzzification.js';
+import { countUse } from './generated.js';
 import { impliedShape } from './implication.js';
 import { defuzzifyIntegral, integralTrace, type IntegralPlan } from './integral.js';
 import { weighSugeno, weighted, weightedTrace, type WeightedPlan } from './weighted.js';
@@ -64,11 +65,16 @@ function chainedOutputValues(program: Program, order: Int32Array, scratch: Scrat
  */
 function crispOutputs(program: Program, inputs: Inputs, scratch: Scratch): Outputs {
   const { sugeno } = program.outputs;
-  if (sugeno) {
-    fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
-    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues, scratch.outputValues);
+  const generated = program.generated;
+  fuzzify(program.fuzzification, inputs, scratch.degrees, scratch.inputValues);
+  if (generated.sugeno) {
+    scratch.centroid[0] = generated.sugeno(scratch.degrees, scratch.inputValues);
+  } else if (generated.activation) {
+    generated.activation(scratch.degrees, scratch.strengths, scratch.inferred);
   } else {
-    fire(program, inputs, scratch);
+    if (sugeno) scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues, scratch.outputValues);
+    else activate(program.activation, scratch.degrees, scratch.stack, scratch.strengths, scratch.inferred);
+    countUse(program);
   }
   const crisp: Outputs = {};
   const { defaults, order } = program.outputs;

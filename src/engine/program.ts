@@ -1,11 +1,13 @@
 // The compiled form of an agent that evaluation runs on, internal to the engine: one layout per
-// stage of the pipeline, each built and run by its own module, all immutable (see scratch.ts for
-// the memory an evaluation writes).
+// stage of the pipeline, each built and run by its own module, all immutable but for the code
+// generated.ts writes out once the agent has served enough evaluations (see scratch.ts for the
+// memory an evaluation writes).
 
 import type { ActivationLayout } from './activation.js';
 import type { OutputPlans } from './compile.js';
 import type { AggregationStages } from './aggregation.js';
 import type { FuzzificationLayout } from './fuzzification.js';
+import type { Generated } from './generated.js';
 import type { Trapezoid } from './shape.js';
 
 export interface Program extends AggregationStages {
@@ -19,4 +21,6 @@ export interface Program extends AggregationStages {
   readonly outputSetNames: readonly string[];
   /** each output set's shape within its output's range (on the exact path) */
   readonly outputShapes: readonly Trapezoid[];
+  /** the rule loop written out as code, once made */
+  readonly generated: Generated;
 }

@@ -146,7 +146,7 @@ export function weighted(
 }
 
 /** Σwz / Σw (or Σwz); NaN when no activation reached the output. */
-function weightedResult(plan: WeightedPlan, sum: number, total: number): number {
+export function weightedResult(plan: WeightedPlan, sum: number, total: number): number {
   if (!(total > 0)) return NaN;
   return plan.average ? sum / total : sum;
 }

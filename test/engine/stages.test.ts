@@ -19,6 +19,7 @@ import {
   type AgentDefinition,
   type Condition,
   type IfRule,
+  type Inputs,
   type Operators,
 } from '../../src/engine/index.js';
 import { PROGRAM } from '../../src/engine/compile.js';
@@ -39,13 +40,36 @@ describe('fuzzification', () => {
 
   it('writes each set degree, saturating beyond the range, and NaN for a missing input', () => {
     const degrees = new Float64Array(3);
-    fuzzify(layout, { t: 7.5 }, degrees);
+    const values = new Float64Array(1);
+    fuzzify(layout, { t: 7.5 }, degrees, values);
+    expect(values[0]).toBe(7.5);
     expect(Array.from(degrees)).toEqual([0.25, 0.5, 0]);
-    fuzzify(layout, { t: 1e9 }, degrees);
+    fuzzify(layout, { t: 1e9 }, degrees, values);
     expect(Array.from(degrees)).toEqual([0, 0, 1]);
-    fuzzify(layout, {}, degrees);
+    fuzzify(layout, {}, degrees, values);
     expect(Array.from(degrees)).toEqual([NaN, NaN, NaN]);
-    expect(() => fuzzify(layout, { x: 1 }, degrees)).toThrow('unknown input "x"');
+    expect(values[0]).toBeNaN();
+    expect(() => fuzzify(layout, { x: 1 }, degrees, values)).toThrow('unknown input "x"');
+  });
+
+  it('reads inputs in any order, inherited ones too, and names the first fault in the agent’s input order', () => {
+    const two = layOutFuzzification(indexVariables({ a: { low: [0, 10] }, b: { high: [0, 10] } }));
+    const degrees = new Float64Array(2);
+    const values = new Float64Array(2);
+    fuzzify(two, { a: 7, b: 2 }, degrees, values);
+    const inOrder = Array.from(degrees);
+    fuzzify(two, { b: 2, a: 7 }, degrees, values);
+    expect(Array.from(values)).toEqual([7, 2]);
+    expect(Array.from(degrees)).toEqual(inOrder);
+    fuzzify(two, Object.create({ a: 5 }), degrees, values);
+    expect(Array.from(values)).toEqual([5, NaN]);
+    expect(degrees[0]).toBe(0.5);
+    expect(degrees[1]).toBeNaN();
+    fuzzify(two, { a: undefined, b: 10 } as unknown as Inputs, degrees, values);
+    expect(Array.from(values)).toEqual([NaN, 10]);
+    // an unknown name before a bad value: the value at fault is named first, as it always was
+    expect(() => fuzzify(two, { x: 1, b: 'high', a: Infinity } as unknown as Inputs, degrees, values)).toThrow('input "a" must be a finite number');
+    expect(() => fuzzify(two, { a: 1, b: 2, c: 3 }, degrees, values)).toThrow('unknown input "c"');
   });
 });
 
