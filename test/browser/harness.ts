@@ -60,6 +60,8 @@ export interface StaticServer {
   readonly posted: Array<{ path: string; body: string }>;
   /** Serves `path` with its bytes changed from now on, e.g. a worker with a new build stamp. */
   rewrite(path: string, change: (body: Buffer) => Buffer): void;
+  /** Serves `path` with these headers too from now on, e.g. a worker under a Content-Security-Policy. */
+  addHeaders(path: string, headers: Record<string, string>): void;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export interface StaticServer {
 export async function startStaticServer(mounts: Record<string, string>): Promise<StaticServer> {
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
   const rewrites = new Map<string, (body: Buffer) => Buffer>();
+  const extraHeaders = new Map<string, Record<string, string>>();
   const requests: string[] = [];
   const posted: Array<{ path: string; body: string }> = [];
 
@@ -97,6 +100,7 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
       .writeHead(200, {
         'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
         'Cache-Control': 'no-cache',
+        ...extraHeaders.get(path),
       })
       .end(body);
   });
@@ -108,6 +112,7 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
     requests,
     posted,
     rewrite: (path, change) => void rewrites.set(path, change),
+    addHeaders: (path, headers) => void extraHeaders.set(path, headers),
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
