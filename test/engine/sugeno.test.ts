@@ -6,10 +6,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { PROGRAM } from '../../src/engine/compile.js';
-import { compileAgent, evaluate, evaluateBatch, type AgentDefinition, type CompiledAgent, type Inputs } from '../../src/engine/index.js';
+import { compileAgent, type AgentDefinition, type CompiledAgent, type Inputs } from '../../src/engine/index.js';
 import { power } from '../../src/engine/terms.js';
 import { readModel } from '../../src/formats/index.js';
 import { sharedFiles, sharedText } from '../support/shared.js';
+import { expectCrispAsTraced } from './as-traced.js';
 
 function seeded(seed: number): () => number {
   let state = seed;
@@ -29,21 +30,6 @@ function randomInputs(agent: CompiledAgent, random: () => number, count: number)
       inputs[name] = low + (high - low) * (random() * 1.2 - 0.1);
     }
     return inputs;
-  });
-}
-
-/** Each output's crisp value, fast and traced, compared with Object.is: bit for bit, NaN and −0 included. */
-function expectFastEqualsStaged(agent: CompiledAgent, inputs: readonly Inputs[]): void {
-  const batch = evaluateBatch(agent, inputs);
-  inputs.forEach((item, k) => {
-    const staged = evaluate(agent, item, { trace: true }).crisp;
-    const fast = evaluate(agent, item).crisp;
-    expect(Object.keys(fast)).toEqual(Object.keys(staged));
-    for (const name of Object.keys(staged)) {
-      if (!Object.is(fast[name], staged[name]) || !Object.is(batch[k]![name], staged[name])) {
-        expect.fail(`inputs ${JSON.stringify(item)}: ${name} is ${fast[name]} fast, ${batch[k]![name]} in a batch, ${staged[name]} stage by stage`);
-      }
-    }
   });
 }
 
@@ -70,7 +56,7 @@ describe('the Takagi–Sugeno fast path', () => {
       for (const activationThreshold of [0, 1e-6]) {
         const agent = compileAgent({ ...definition, operators: { ...definition.operators, activationThreshold } });
         if (!onFastPath(agent)) continue;
-        expectFastEqualsStaged(agent, randomInputs(agent, random, 200));
+        expectCrispAsTraced(agent, randomInputs(agent, random, 200));
         compared++;
       }
     }
@@ -118,7 +104,7 @@ describe('the Takagi–Sugeno fast path', () => {
       } as AgentDefinition;
       const agent = compileAgent(definition);
       expect(onFastPath(agent), JSON.stringify(definition)).toBe(true);
-      expectFastEqualsStaged(agent, randomInputs(agent, random, 100));
+      expectCrispAsTraced(agent, randomInputs(agent, random, 100));
       // past GENERATE_AFTER evaluations the fast path runs as generated code (generated.ts): held to the stages too
       expect(agent[PROGRAM].generated.sugeno).toBeDefined();
     }
@@ -142,7 +128,7 @@ describe('the Takagi–Sugeno fast path', () => {
     for (const definition of outside) {
       const agent = compileAgent(definition);
       expect(onFastPath(agent), definition.rules.join('; ')).toBe(false);
-      expectFastEqualsStaged(agent, randomInputs(agent, seeded(3), 20));
+      expectCrispAsTraced(agent, randomInputs(agent, seeded(3), 20));
     }
   });
 });
