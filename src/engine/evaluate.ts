@@ -9,7 +9,7 @@ import { EXACT, PROGRAM, WEIGHTED, type CompiledAgent } from './compile.js';
 import { locateCentroid } from './defuzzification.js';
 import { InputError, showValue } from './errors.js';
 import { fuzzify } from './fuzzification.js';
-import { countUse } from './generated.js';
+import { countCall } from './generated.js';
 import { impliedShape } from './implication.js';
 import { defuzzifyIntegral, integralTrace, type IntegralPlan } from './integral.js';
 import { weighSugeno, weighted, weightedTrace, type WeightedPlan } from './weighted.js';
@@ -71,10 +71,10 @@ function crispOutputs(program: Program, inputs: Inputs, scratch: Scratch): Outpu
     scratch.centroid[0] = generated.sugeno(scratch.degrees, scratch.inputValues);
   } else if (generated.activation) {
     generated.activation(scratch.degrees, scratch.strengths, scratch.inferred);
+  } else if (sugeno) {
+    scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues, scratch.outputValues);
   } else {
-    if (sugeno) scratch.centroid[0] = weighSugeno(sugeno, program.activation, scratch.degrees, scratch.inputValues, scratch.outputValues);
-    else activate(program.activation, scratch.degrees, scratch.stack, scratch.strengths, scratch.inferred);
-    countUse(program);
+    activate(program.activation, scratch.degrees, scratch.stack, scratch.strengths, scratch.inferred);
   }
   const crisp: Outputs = {};
   const { defaults, order } = program.outputs;
@@ -172,6 +172,7 @@ export function evaluate(compiled: CompiledAgent, inputs: Inputs, options?: Eval
     result = traceOutputs(program, scratch);
   } else {
     result = { crisp: crispOutputs(program, inputs, scratch) };
+    countCall(program);
   }
   scratch.busy = false;
   return result;
@@ -192,6 +193,7 @@ export function evaluateBatch(compiled: CompiledAgent, inputsArray: readonly Inp
     }
   }
   scratch.busy = false;
+  countCall(program);
   return results;
 }
 

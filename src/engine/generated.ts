@@ -1,19 +1,22 @@
-// The generated rule loop (docs/ENGINE.md, "Speed"): once a compiled agent has served
-// GENERATE_AFTER evaluations, its rule loop — activation's for the usual agent, the Takagi–Sugeno
-// fast path's for an ANFIS model — is written out as straight JavaScript, one statement per rule
-// with its set indices, weight and coefficients as literals, and handed to the JavaScript engine
-// (`new Function`). Interpreting the layouts costs more than the arithmetic: written out, the rules
-// of the tipper run about four times faster. The generated code performs the same operations in
-// the same order as the loop it replaces (activate(), weighSugeno()), so results are the same to the
-// bit (test/engine/generated.test.ts). Only numbers made here enter its source, never a name or a
+// The generated rule loop (docs/ENGINE.md, "How the fast path is fast"): once a compiled agent has
+// served GENERATE_AFTER calls of evaluate() or evaluateBatch() (a batch counts once, so that the
+// agents learning makes, weighs over one batch and drops never pay for code they would not reuse),
+// its rule loop — activation's for the usual agent, the Takagi–Sugeno fast path's for an ANFIS
+// model — is written out as straight JavaScript, one statement per rule with its set indices,
+// weight and coefficients as literals, and handed to the JavaScript engine (`new Function`).
+// Interpreting the layouts costs more than the arithmetic: written out, the tipper's rules run
+// about four times faster. The generated code performs the same operations in the same order as
+// the loop it replaces (activate(), weighSugeno()), so results are the same to the bit
+// (test/engine/generated.test.ts). Only numbers made here enter its source, never a name or a
 // string of the agent's. Where code cannot be made from text (a Content-Security-Policy without
 // 'unsafe-eval', Trusted Types), the first attempt fails and the loops keep running as they are.
+// The trace always runs the loops.
 
 import { ALL_OF_MIN, ALL_OF_PRODUCT, ANY_OF_MAX, type ActivationLayout } from './activation.js';
 import type { Program } from './program.js';
 import { CONSTANT_VALUE, LINEAR_VALUE, weightedResult, type SugenoPlan } from './weighted.js';
 
-/** Evaluations an agent serves through the loops before its rules are written out. */
+/** Calls (single evaluations or batches) an agent serves through the loops before its rules are written out. */
 export const GENERATE_AFTER = 64;
 
 /** activate() for one plain layout: writes strengths and inferred degrees from degrees. */
@@ -23,14 +26,14 @@ export type GeneratedSugeno = (degrees: Float64Array, values: Float64Array) => n
 
 /** A program's generated code: made once, the one part of a compiled program that changes. */
 export interface Generated {
-  /** evaluations served before the code is made */
-  uses: number;
+  /** calls served before the code is made */
+  calls: number;
   activation: GeneratedActivation | undefined;
   sugeno: GeneratedSugeno | undefined;
 }
 
 export function notGenerated(): Generated {
-  return { uses: 0, activation: undefined, sugeno: undefined };
+  return { calls: 0, activation: undefined, sugeno: undefined };
 }
 
 /** false once making code from text failed here: it will fail again. */
@@ -120,10 +123,10 @@ function generateSugeno(plan: SugenoPlan, layout: ActivationLayout, inputCount: 
   return make<GeneratedSugeno>(['result', 'plan'], `${body}return result(plan, sum, total);\n};`, [weightedResult, output]);
 }
 
-/** Counts one evaluation of the program; at the GENERATE_AFTER-th, writes out what it can. */
-export function countUse(program: Program): void {
+/** Counts one call of evaluate or evaluateBatch on the program; at the GENERATE_AFTER-th, writes out what it can. */
+export function countCall(program: Program): void {
   const generated = program.generated;
-  if (++generated.uses !== GENERATE_AFTER) return;
+  if (++generated.calls !== GENERATE_AFTER) return;
   const { activation, outputs, fuzzification, outputSetNames } = program;
   if (outputs.sugeno) generated.sugeno = generateSugeno(outputs.sugeno, activation, fuzzification.inputNames.length);
   else if (activation.plain) generated.activation = generateActivation(activation, outputSetNames.length);

@@ -1,8 +1,8 @@
-// The generated rule loop (src/engine/generated.ts) in the real service worker: without a
-// Content-Security-Policy the worker writes an agent's rules out as code after 64 evaluations;
-// under a policy without 'unsafe-eval' (the worker script served with it, as a strict app would)
-// new Function is refused there and every evaluation runs on the loops. Either way, every answer is
-// the very number the engine gives in Node for the same inputs.
+// The service worker under a strict Content-Security-Policy, as an app that forbids 'unsafe-eval'
+// serves it: code made from text is refused there (zod's validators probe for it once; the engine
+// writes rule loops out only for agents evaluated directly, which the service does not do — it
+// answers on the trace, which always runs the loops), and the service must work all the same,
+// every answer the very number the engine gives in Node for the same inputs.
 import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { compileAgent, evaluate } from '../../src/engine/index.js';
@@ -53,7 +53,7 @@ async function expectAnswersAsInNode(page: Page): Promise<void> {
   });
 }
 
-/** Whether the worker's global may make code from text (DevTools' own evaluation is exempt from a policy, so only where none applies). */
+/** Whether the worker's global may make code from text (asked through DevTools, whose own evaluation a policy does not bind: so only where none applies). */
 const makesCode = (worker: Worker) =>
   worker.evaluate(() => {
     try {
@@ -66,8 +66,8 @@ const makesCode = (worker: Worker) =>
 /** The policy's reports of code made from text, which the browser posts to /csp-report. */
 const evalReports = () => shared.server.posted.filter(({ path, body }) => path === '/csp-report' && body.includes('"eval"'));
 
-describe('the generated rule loop in the service worker', () => {
-  it('is made where the worker may make code, and answers as the engine does in Node', async () => {
+describe('the service worker and a Content-Security-Policy', () => {
+  it('without a policy: code may be made from text, and every answer is the engine’s number', async () => {
     const context = await shared.browser.newContext();
     const { page, worker } = await controlledPage(context);
     expect(await makesCode(worker)).toBe(true);
@@ -77,13 +77,13 @@ describe('the generated rule loop in the service worker', () => {
   });
 
   // after the first test: from here on the worker script is served under the policy
-  it("under a Content-Security-Policy without 'unsafe-eval' the loops answer, the same numbers", async () => {
+  it("under a policy without 'unsafe-eval': the attempts to make code are refused and reported, and every answer is the same number", async () => {
     shared.server.addHeaders('/fuzzbox-sw.js', { 'Content-Security-Policy': "script-src 'self'; report-uri /csp-report" });
     const context = await shared.browser.newContext();
     const { page } = await controlledPage(context);
     await expectAnswersAsInNode(page);
-    // the worker's own attempt, at its 64th evaluation, was refused by the policy: once
-    await expect.poll(() => evalReports().length, { timeout: 10_000 }).toBe(1);
+    // the policy held in the worker: what tried to make code from text was refused, and said so
+    await expect.poll(() => evalReports().length, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(JSON.parse(evalReports()[0]!.body)['csp-report']).toMatchObject({ 'blocked-uri': 'eval', 'violated-directive': 'script-src' });
     await context.close();
   });

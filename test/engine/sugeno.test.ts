@@ -105,7 +105,7 @@ describe('the Takagi–Sugeno fast path', () => {
       const agent = compileAgent(definition);
       expect(onFastPath(agent), JSON.stringify(definition)).toBe(true);
       expectCrispAsTraced(agent, randomInputs(agent, random, 100));
-      // past GENERATE_AFTER evaluations the fast path runs as generated code (generated.ts): held to the stages too
+      // past GENERATE_AFTER calls the fast path runs as generated code (generated.ts): held to the stages too
       expect(agent[PROGRAM].generated.sugeno).toBeDefined();
     }
   });
