@@ -3,7 +3,8 @@
 // autopilot (evaluate + feedback only, through the real handler); the best fixed price in
 // hindsight; UCB1 over 19 prices × weather buckets and LinUCB over prices × quadratic features of
 // the situation, both tuned on other seeds for what they serve in the last two days; the best
-// price for each buyer. Scored on what is served, exploration and trials included.
+// price for each buyer. Scored on what is served, exploration and trials included. The seeds are
+// picked at run time and printed (LEMONADE_SEED=… repeats a run; the bandits are tuned on seeds 101–103).
 // Then where autopilot's gap goes (docs/LEARNING.md, "The lemonade stand"), and how long requests
 // wait behind its background work when the app does not wait for it.
 import { seededRandom } from '../src/learn/random.js';
@@ -29,6 +30,9 @@ import { BUYERS_PER_DAY, lemonadeStand as world } from '../test/learn/lemonade.j
 
 const DAYS = Number(process.env.LEMONADE_DAYS ?? 12);
 const SEEDS = Number(process.env.LEMONADE_SEEDS ?? 5);
+/** the first seed played, picked now and printed (LEMONADE_SEED=… repeats a run), so that no fixed list of seeds is developed against */
+const FIRST = Number(process.env.LEMONADE_SEED ?? 1000 + Math.floor(Math.random() * 1_000_000));
+const seeds = Array.from({ length: SEEDS }, (_, i) => FIRST + i);
 const EVALUATIONS = DAYS * BUYERS_PER_DAY;
 const sum = (values: ArrayLike<number>, from = 0, to = values.length) => {
   let total = 0;
@@ -54,12 +58,13 @@ const ucb = await tuneBandit(
   banditSettings.filter(({ levels }) => levels === 10).flatMap((settings) => bucketChoices.map((buckets) => ({ ...settings, levels: 19, buckets }))),
 );
 const linear = await tuneLinearBandit(world, EVALUATIONS, tuning, lastTwoDays);
+console.log(`seeds ${FIRST}–${FIRST + SEEDS - 1} (LEMONADE_SEED=${FIRST} repeats them)`);
 console.log(`UCB tuned on seeds ${tuning.join(', ')} to ${JSON.stringify(ucb)}; LinUCB to ${JSON.stringify(linear)}`);
 
 const names = ['seller as created', 'autopilot', 'best fixed price', 'UCB bandit', 'LinUCB', 'best price per buyer'] as const;
 const results: Record<string, Play[]> = Object.fromEntries(names.map((name) => [name, []]));
 const players: AutopilotPlayer[] = [];
-for (let seed = 1; seed <= SEEDS; seed++) {
+for (const seed of seeds) {
   results['seller as created']!.push(await play(world, staticPlayer(world), EVALUATIONS, seed));
   const auto = await autopilotPlayer(world, seed);
   results.autopilot!.push(await play(world, auto, EVALUATIONS, seed));
@@ -70,7 +75,7 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   results['best price per buyer']!.push(await play(world, oraclePlayer(world), EVALUATIONS, seed));
 }
 
-console.log(`\nprofit per day (mean over seeds 1–${SEEDS}; what was served, exploration and trials included)`);
+console.log(`\nprofit per day (mean over seeds ${FIRST}–${FIRST + SEEDS - 1}; what was served, exploration and trials included)`);
 console.log(`${'day'.padEnd(22)}${Array.from({ length: DAYS }, (_, d) => String(d + 1).padStart(6)).join('')}  last 2 days  all days`);
 for (const name of names) {
   const days = results[name]!.map((result) => perDay(result.served));
@@ -98,7 +103,7 @@ console.log(
 // ---- where the gap goes ----
 console.log('\nwhere autopilot goes against the seller as created, profit per day (mean over seeds):');
 const decompositions: ServedParts[] = [];
-for (const [s, player] of players.entries()) decompositions.push(await servedParts(world, player, s + 1, EVALUATIONS, BUYERS_PER_DAY));
+for (const [s, player] of players.entries()) decompositions.push(await servedParts(world, player, seeds[s]!, EVALUATIONS, BUYERS_PER_DAY));
 for (const part of ['versions', 'trials', 'exploration'] as const) {
   const label = { versions: "the latest version's plain answers", trials: 'the candidate on trial', exploration: "autopilot's draws" }[part];
   console.log(
@@ -108,7 +113,7 @@ for (const part of ['versions', 'trials', 'exploration'] as const) {
 for (const [s, { trials, spread, versionCount, trialServed }] of decompositions.entries()) {
   const said = trials.map((t: { outcome: string; gain: number }) => `${t.outcome[0]}${t.gain >= 0 ? '+' : ''}${t.gain.toFixed(0)}`).join(' ');
   console.log(
-    `seed ${s + 1}: ${versionCount} versions, ${trials.length} trials (outcome, true gain per day of its plain answers): ${said}; ${trialServed} answers by candidates; spread at the end ${JSON.stringify(spread)}`,
+    `seed ${seeds[s]}: ${versionCount} versions, ${trials.length} trials (outcome, true gain per day of its plain answers): ${said}; ${trialServed} answers by candidates; spread at the end ${JSON.stringify(spread)}`,
   );
 }
 const allTrials = decompositions.flatMap((x) => x.trials);
@@ -141,7 +146,7 @@ async function latencies(seed: number) {
   await player.close();
   return times.sort((a, b) => a - b);
 }
-const times = await latencies(1);
+const times = await latencies(FIRST);
 const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1);
 console.log(
   `\nNode, requests back to back, not waiting for autopilot: ${times.length} requests, median ${q(0.5)} ms, p99 ${q(0.99)} ms, longest ${times.at(-1)!.toFixed(1)} ms`,
