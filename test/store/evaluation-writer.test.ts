@@ -49,6 +49,23 @@ test("reading the agent does not wait for a batch's write of its logs", async ()
   expect((await store.countRecords('U1')).evaluations).toBe(4096);
 });
 
+test('requests on one agent version stored in one transaction share its records, each log keeping its own time', async () => {
+  const start = Date.now();
+  // the first starts a transaction at once; the others arrive during it and share the next
+  const requests = [1, 1, 3, 1, 2].map((count, i) => logs(count, new Date(start + 10 * i).toISOString()));
+  const stored = await Promise.all(requests.map((request) => store.addEvaluations('U1', agent.id, agent.latestVersion, request)));
+  expect(stored).toEqual(requests.map(() => true));
+  const groups = await store.db.logGroups.orderBy('seq').toArray();
+  expect(groups.map((group) => group.keys.length)).toEqual([1, 7]);
+  // a group's time is its latest log's, so one older than a cutoff holds no younger log
+  expect(groups.map((group) => group.createdAt)).toEqual([requests[0]![0]!.createdAt, requests[4]![0]!.createdAt]);
+  for (const log of requests.flat()) {
+    const { evaluation } = await store.readEvaluation('U1', log.reqID);
+    expect(evaluation).toEqual(log);
+  }
+  expect((await store.countRecords('U1')).evaluations).toBe(8);
+});
+
 test("a single evaluation's write waits for one piece of a batch's write, not the batch, and goes before a waiting batch", async () => {
   const order = await settlingOrder({
     first: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096)),

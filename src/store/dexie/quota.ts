@@ -24,7 +24,7 @@ export function asStorageFull(error: unknown): unknown {
   return new ApiError(
     'QuotaExceeded',
     'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
-      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
+      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log alone in its record (evaluated while no other request on its agent was being stored) frees ' +
       'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
       'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
       `for older ones later, on its own schedule (${docsURL('REST.md#a-full-disk')})`,
