@@ -173,6 +173,30 @@ test("Firefox's cleanup transaction after a full disk, where a write throws Inva
   expect((await store.countRecords('U1')).evaluations).toBe(2);
 });
 
+test("a write through Dexie handed Firefox's cleanup transaction counts as the full disk: retried once, then QuotaExceeded, never InvalidStateError", async () => {
+  const account = (userID: string) => ({ userID, name: null, keyHash: `hash-${userID}`, createdAt: new Date().toISOString() });
+  // Dexie takes IDBDatabase's transaction() when it opens: each store opens with Firefox's behaviour in place
+  const once = cleanupTransactions(1);
+  const recovering = new DexieStore('cleanup-once', { indexedDB: new IDBFactory(), IDBKeyRange });
+  try {
+    await recovering.addAccount(account('U2'));
+    expect(once.cleanups()).toBe(1);
+    expect(await recovering.findAccountByKeyHash('hash-U2')).toMatchObject({ userID: 'U2' });
+  } finally {
+    once.restore();
+    await recovering.close();
+  }
+  const always = cleanupTransactions(Number.POSITIVE_INFINITY);
+  const full = new DexieStore('cleanup-always', { indexedDB: new IDBFactory(), IDBKeyRange });
+  try {
+    await expect(full.addAccount(account('U3'))).rejects.toMatchObject({ name: 'QuotaExceeded', status: 507 });
+    expect(await full.findAccountByKeyHash('hash-U3')).toBeUndefined();
+  } finally {
+    always.restore();
+    await full.close();
+  }
+});
+
 test('feedback given on a stored piece of a batch (the listing shows it) goes with the piece when the batch is taken back', async () => {
   const batch = store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096));
   while ((await store.db.logGroups.count()) === 0);
