@@ -191,37 +191,44 @@ export class EvaluationWriter {
           if (same) same.push(job);
           else byAgent.set(job.agentID, [job]);
         }
-        let headsToRead = byAgent.size;
-        for (const [agentID, agentJobs] of byAgent) {
-          heads.get(agentID).onsuccess = (event) => {
-            const head = (event.target as IDBRequest<HeadRecord | undefined>).result;
-            for (const job of agentJobs) if (head?.userID !== job.userID || head?.latestVersion !== job.versionID) movedOn.push(job);
-            // requests answer in the order they were made: every head is in before any add
-            if (--headsToRead === 0 && movedOn.length > 0) transaction.abort();
-          };
-        }
         const changes: TallyChanges = new Map();
-        for (const group of groups) {
-          count(changes, group.userID, group.keys.length);
-          logGroups.add(group).onsuccess = (event) => {
-            if (!large) return;
-            const key = (event.target as IDBRequest<IDBValidKey>).result as number;
-            if (large.floor === undefined) {
-              // before the commit: a push must never see these keys without knowing them unfinished
-              large.floor = key;
-              this.#holding.add(large);
-            }
-            written.push(key);
-          };
-        }
-        let talliesToRead = changes.size;
+        for (const group of groups) count(changes, group.userID, group.keys.length);
+        // commit() once every read has answered and every head is current: requests answer in the
+        // order they were made, so the tallies are read first (their puts go out meanwhile) and the
+        // heads last, and the commit is asked for while the storage still adds the logs
+        let readsToAnswer = changes.size + byAgent.size;
+        const answered = () => {
+          if (--readsToAnswer === 0 && movedOn.length === 0) transaction.commit?.();
+        };
         for (const [userID, change] of changes) {
           const read = tallies.get(userID);
           read.onsuccess = () => {
             const tally = read.result as TallyRecord | undefined;
             // an account without a tally (dropped on a full disk) is recounted when next read
             if (tally) tallies.put({ userID, evaluations: tally.evaluations + change.evaluations, feedback: tally.feedback + change.feedback });
-            if (--talliesToRead === 0) transaction.commit?.();
+            answered();
+          };
+        }
+        let headsToRead = byAgent.size;
+        for (const [agentID, agentJobs] of byAgent) {
+          heads.get(agentID).onsuccess = (event) => {
+            const head = (event.target as IDBRequest<HeadRecord | undefined>).result;
+            for (const job of agentJobs) if (head?.userID !== job.userID || head?.latestVersion !== job.versionID) movedOn.push(job);
+            // every head is in before any add answers
+            if (--headsToRead === 0 && movedOn.length > 0) transaction.abort();
+            else answered();
+          };
+        }
+        for (const group of groups) {
+          logGroups.add(group).onsuccess = (event) => {
+            if (!large) return;
+            const key = (event.target as IDBRequest<IDBValidKey>).result as number;
+            if (large.floor === undefined) {
+              // before the transaction completes: a push must never see these keys without knowing them unfinished
+              large.floor = key;
+              this.#holding.add(large);
+            }
+            written.push(key);
           };
         }
       } catch (error) {
