@@ -123,12 +123,15 @@ export interface EvaluationRecord {
   trace?: StoredTrace;
 }
 
-/** What a log holds beyond the fields its group shares. */
-export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density' | 'trace'>;
+/**
+ * What a log holds beyond the fields its group shares; its own `createdAt` only where it differs
+ * from its group's (the logs of requests stored together in one transaction: "Group commit").
+ */
+export type GroupedLog = Pick<EvaluationRecord, 'input' | 'crisp' | 'returned' | 'density' | 'trace'> & { createdAt?: string };
 
 /**
- * Up to LOG_CHUNK logs of one request (a batch, or one evaluation as a group of one) as ONE
- * record: IndexedDB costs a request to the browser process per record, so 4096 records take
+ * Up to LOG_CHUNK logs of one request (a batch, or one evaluation as a group of one), or of the
+ * requests on one agent version whose logs share a transaction ("Group commit"), as ONE record: IndexedDB costs a request to the browser process per record, so 4096 records take
  * ~750 ms in Chromium where a few records holding 4096 logs take ~20 ms; and bounded, so reading
  * or rewriting one log of a batch (a read, feedback, a delete) costs a chunk, not the batch.
  * `keys[i]` is `[userID, reqID]` of `logs[i]`. The multi-entry index on `idPrefixes` finds any one

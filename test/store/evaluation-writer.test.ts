@@ -49,6 +49,23 @@ test("reading the agent does not wait for a batch's write of its logs", async ()
   expect((await store.countRecords('U1')).evaluations).toBe(4096);
 });
 
+test('requests on one agent version stored in one transaction share its records, each log keeping its own time', async () => {
+  const start = Date.now();
+  // the first starts a transaction at once; the others arrive during it and share the next
+  const requests = [1, 1, 3, 1, 2].map((count, i) => logs(count, new Date(start + 10 * i).toISOString()));
+  const stored = await Promise.all(requests.map((request) => store.addEvaluations('U1', agent.id, agent.latestVersion, request)));
+  expect(stored).toEqual(requests.map(() => true));
+  const groups = await store.db.logGroups.orderBy('seq').toArray();
+  expect(groups.map((group) => group.keys.length)).toEqual([1, 7]);
+  // a group's time is its latest log's, so one older than a cutoff holds no younger log
+  expect(groups.map((group) => group.createdAt)).toEqual([requests[0]![0]!.createdAt, requests[4]![0]!.createdAt]);
+  for (const log of requests.flat()) {
+    const { evaluation } = await store.readEvaluation('U1', log.reqID);
+    expect(evaluation).toEqual(log);
+  }
+  expect((await store.countRecords('U1')).evaluations).toBe(8);
+});
+
 test("a single evaluation's write waits for one piece of a batch's write, not the batch, and goes before a waiting batch", async () => {
   const order = await settlingOrder({
     first: store.addEvaluations('U1', agent.id, agent.latestVersion, logs(4096)),
@@ -154,6 +171,30 @@ test("Firefox's cleanup transaction after a full disk, where a write throws Inva
     firefox.restore();
   }
   expect((await store.countRecords('U1')).evaluations).toBe(2);
+});
+
+test("a write through Dexie handed Firefox's cleanup transaction counts as the full disk: retried once, then QuotaExceeded, never InvalidStateError", async () => {
+  const account = (userID: string) => ({ userID, name: null, keyHash: `hash-${userID}`, createdAt: new Date().toISOString() });
+  // Dexie takes IDBDatabase's transaction() when it opens: each store opens with Firefox's behaviour in place
+  const once = cleanupTransactions(1);
+  const recovering = new DexieStore('cleanup-once', { indexedDB: new IDBFactory(), IDBKeyRange });
+  try {
+    await recovering.addAccount(account('U2'));
+    expect(once.cleanups()).toBe(1);
+    expect(await recovering.findAccountByKeyHash('hash-U2')).toMatchObject({ userID: 'U2' });
+  } finally {
+    once.restore();
+    await recovering.close();
+  }
+  const always = cleanupTransactions(Number.POSITIVE_INFINITY);
+  const full = new DexieStore('cleanup-always', { indexedDB: new IDBFactory(), IDBKeyRange });
+  try {
+    await expect(full.addAccount(account('U3'))).rejects.toMatchObject({ name: 'QuotaExceeded', status: 507 });
+    expect(await full.findAccountByKeyHash('hash-U3')).toBeUndefined();
+  } finally {
+    always.restore();
+    await full.close();
+  }
 });
 
 test('feedback given on a stored piece of a batch (the listing shows it) goes with the piece when the batch is taken back', async () => {

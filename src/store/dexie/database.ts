@@ -1,5 +1,6 @@
 import { Dexie, type EntityTable, type Transaction } from 'dexie';
 import { groupLogs, idPrefixesOf } from './log-groups.js';
+import { refuseWritesInCleanup } from './quota.js';
 import type {
   AccountRecord,
   AgentRecord,
@@ -190,5 +191,6 @@ export class FuzzboxDatabase extends Dexie {
     // 2 ms an evaluation takes in Chromium here); Cache adds an AbortController per transaction.
     this.unuse({ stack: 'dbcore', name: 'Observability' });
     this.unuse({ stack: 'dbcore', name: 'Cache' });
+    this.use(refuseWritesInCleanup);
   }
 }

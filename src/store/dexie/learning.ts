@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import type { FuzzboxDatabase } from './database.js';
 import { latestValues, LearningLogBuilder, type LearningLog, type LearningLogQuery } from '../learning-log.js';
 import { feedbackOfGroup } from './feedback.js';
+import { logAt } from './log-groups.js';
 import type { AgentRecord, AutopilotRecord, FeedbackRecord, Provenance } from '../records.js';
 import { StaleAutopilot, type Candidate, type CandidateDecision } from '../store.js';
 
@@ -46,7 +47,7 @@ export async function readLearningLog(db: FuzzboxDatabase, userID: string, agent
         names.clear();
         const values = latestValues(feedback, query.metrics, names);
         builder.noteNames(names);
-        builder.add({ ...group.logs[index]!, versionID: group.versionID, createdAt: group.createdAt }, values, feedback.at(-1)!.seq!);
+        builder.add(logAt(group, index), values, feedback.at(-1)!.seq!);
       }
     });
     if (page.groups.length < GROUP_PAGE || builder.done) break;

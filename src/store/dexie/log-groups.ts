@@ -1,10 +1,10 @@
-// Log groups: the evaluation logs of one request, one agent version and one time, kept as one
-// record (docs/REST.md, "Log groups"). Pure: what a group holds, not how it is stored.
+// Log groups: evaluation logs of one agent version, kept as one record (docs/REST.md, "Log
+// groups"). Pure: what a group holds, not how it is stored.
 import type { EvaluationRecord, LogGroupRecord } from '../records.js';
 import { LOG_CHUNK, idPrefix } from '../ids.js';
 
 /** The fields a log shares with its group, the key they are grouped by. */
-const groupKey = ({ userID, agentID, versionID, createdAt }: EvaluationRecord) => JSON.stringify([userID, agentID, versionID, createdAt]);
+const groupKey = ({ userID, agentID, versionID }: EvaluationRecord) => JSON.stringify([userID, agentID, versionID]);
 
 /** The `idPrefixes` of a group whose logs are `keys`: each distinct prefix once. */
 export function idPrefixesOf(keys: LogGroupRecord['keys']): LogGroupRecord['idPrefixes'] {
@@ -17,28 +17,36 @@ export function idPrefixesOf(keys: LogGroupRecord['keys']): LogGroupRecord['idPr
 }
 
 /**
- * Logs as few group records as possible: one per owner, agent, version and time and LOG_CHUNK
- * logs, so the logs of one request (and of concurrent ones that match) are a few records, stored
- * in `logs`' order.
+ * Logs as few group records as possible: one per owner, agent, version and LOG_CHUNK logs, so the
+ * logs of one request (and of concurrent ones stored with it) are a few records, stored in
+ * `logs`' order. A group's `createdAt` is the latest of its logs' (a group older than a time holds
+ * no log younger than it), and a log of another time carries its own.
  */
 export function groupLogs(logs: readonly EvaluationRecord[]): LogGroupRecord[] {
-  const groups: LogGroupRecord[] = [];
-  const open = new Map<string, LogGroupRecord>();
+  const groups: Array<{ group: LogGroupRecord; times: string[] }> = [];
+  const open = new Map<string, (typeof groups)[number]>();
   for (const log of logs) {
     const { reqID, userID, agentID, versionID, createdAt, input, crisp, returned, density, trace } = log;
     const key = groupKey(log);
-    let group = open.get(key);
-    if (!group || group.logs.length === LOG_CHUNK) {
-      group = { userID, agentID, versionID, createdAt, keys: [], idPrefixes: [], logs: [] };
-      groups.push(group);
-      open.set(key, group);
+    let grouping = open.get(key);
+    if (!grouping || grouping.group.logs.length === LOG_CHUNK) {
+      grouping = { group: { userID, agentID, versionID, createdAt, keys: [], idPrefixes: [], logs: [] }, times: [] };
+      groups.push(grouping);
+      open.set(key, grouping);
     }
-    group.keys.push([userID, reqID]);
+    grouping.group.keys.push([userID, reqID]);
     // absent rather than `undefined`: IndexedDB would store the property
-    group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }), ...(trace ? { trace } : {}) });
+    grouping.group.logs.push({ input, crisp, ...(returned ? { returned } : {}), ...(density === undefined ? {} : { density }), ...(trace ? { trace } : {}) });
+    grouping.times.push(createdAt);
   }
-  for (const group of groups) group.idPrefixes = idPrefixesOf(group.keys);
-  return groups;
+  return groups.map(({ group, times }) => {
+    group.createdAt = times.reduce((latest, time) => (time > latest ? time : latest));
+    times.forEach((time, index) => {
+      if (time !== group.createdAt) group.logs[index]!.createdAt = time;
+    });
+    group.idPrefixes = idPrefixesOf(group.keys);
+    return group;
+  });
 }
 
 /** `group` with only the logs `keep` says yes to, its index entries to match (a rewrite after erasing some). */
@@ -47,10 +55,13 @@ export function keepLogs(group: LogGroupRecord, keep: (index: number) => boolean
   return { ...group, keys, idPrefixes: idPrefixesOf(keys), logs: group.logs.filter((_, i) => keep(i)) };
 }
 
+/** When the log at `index` of `group` was made: its own time, else its group's. */
+export const createdAtOf = (group: LogGroupRecord, index: number): string => group.logs[index]!.createdAt ?? group.createdAt;
+
 /** The log at `index` of `group`, as one record. */
 export function logAt(group: LogGroupRecord, index: number): EvaluationRecord {
-  const { userID, agentID, versionID, createdAt } = group;
-  return { reqID: group.keys[index]![1], userID, agentID, versionID, createdAt, ...group.logs[index]! };
+  const { userID, agentID, versionID } = group;
+  return { reqID: group.keys[index]![1], userID, agentID, versionID, ...group.logs[index]!, createdAt: createdAtOf(group, index) };
 }
 
 /** Every log of `group`, in the order they were stored. */

@@ -1,4 +1,4 @@
-import { Dexie } from 'dexie';
+import { Dexie, type DBCore, type Middleware } from 'dexie';
 import { ApiError, docsURL } from '../../schema/errors.js';
 import type { DatabaseOptions, FuzzboxDatabase } from './database.js';
 
@@ -24,7 +24,7 @@ export function asStorageFull(error: unknown): unknown {
   return new ApiError(
     'QuotaExceeded',
     'the storage quota for this site is full, so nothing was written. Free space, then retry: erase evaluation logs you no longer need ' +
-      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log evaluated alone frees ' +
+      '(GET /agent/:id/evaluation lists them, DELETE /evaluation/:id erases one with its feedback; a log alone in its record (evaluated while no other request on its agent was being stored) frees ' +
       'its space even on a full disk) or delete agents (DELETE /agent/:id works on a full disk); a retention policy keeps logs from filling it again. ' +
       'The browser counts erased space once it compacts its storage: at once for recently written logs (the service asks it to on a full disk), ' +
       `for older ones later, on its own schedule (${docsURL('REST.md#a-full-disk')})`,
@@ -62,6 +62,31 @@ export const isFullDiskCleanup = (transaction: IDBTransaction) => (transaction.m
 
 /** The error a write refused in Firefox's cleanup transaction stands for. */
 export const cleanupRefusal = () => new DOMException('the previous write exceeded the storage quota; this transaction may only delete', 'QuotaExceededError');
+
+/**
+ * Dexie's adds and puts in Firefox's cleanup transaction (see isFullDiskCleanup) fail as the full
+ * disk they stand for, as the evaluation writer's do, where Firefox throws InvalidStateError, which
+ * no caller could tell from a bug (a 500): the store then retries once or answers 507, and an
+ * erasure carries on with deletes alone, which the cleanup transaction allows.
+ */
+export const refuseWritesInCleanup: Middleware<DBCore> = {
+  stack: 'dbcore',
+  name: 'refuseWritesInCleanup',
+  create: (down) => ({
+    ...down,
+    table(name) {
+      const table = down.table(name);
+      return {
+        ...table,
+        mutate(request) {
+          const writes = request.type === 'add' || request.type === 'put';
+          if (writes && isFullDiskCleanup(request.trans as unknown as IDBTransaction)) return Promise.reject(cleanupRefusal());
+          return table.mutate(request);
+        },
+      };
+    },
+  }),
+};
 
 /**
  * Has Firefox's cleanup transaction (see isFullDiskCleanup), if one is due, commit with nothing in

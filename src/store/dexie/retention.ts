@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import type { RetentionPolicy } from '../../schema/retention.js';
 import type { FuzzboxDatabase } from './database.js';
-import { keepLogs } from './log-groups.js';
+import { createdAtOf, keepLogs } from './log-groups.js';
 import type { LogGroupRecord } from '../records.js';
 import { feedbackOfGroup } from './feedback.js';
 import { applyTallies, count } from './tallies.js';
@@ -45,9 +45,9 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
           .limit(SWEEP_PAGE)
           .toArray();
         for (const group of groups) {
-          const old = cutoff !== undefined && group.createdAt < cutoff;
+          const old = (i: number) => cutoff !== undefined && createdAtOf(group, i) < cutoff;
           const room = policy.perAgent === undefined ? Infinity : policy.perAgent - kept;
-          if (!old && room >= group.keys.length) {
+          if (!group.logs.some((_, i) => old(i)) && room >= group.keys.length) {
             kept += group.keys.length; // the common case: the whole group stays, nothing to write
             continue;
           }
@@ -56,7 +56,7 @@ export async function applyRetention(db: FuzzboxDatabase, policy: RetentionPolic
           // newest first: the last log of a group is the newest
           for (let i = group.keys.length - 1; i >= 0; i--) {
             const feedback = groupFeedback.filter((item) => item.evaluationLog === group.keys[i]![1]);
-            if (!old && kept < (policy.perAgent ?? Infinity)) {
+            if (!old(i) && kept < (policy.perAgent ?? Infinity)) {
               keep[i] = true;
               kept++;
             } else {
