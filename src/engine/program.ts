@@ -1,6 +1,6 @@
 // The compiled form of an agent that evaluation runs on, internal to the engine: one layout per
 // stage of the pipeline, each built and run by its own module, all immutable but for the code
-// generated.ts writes out once the agent has served enough evaluations (see scratch.ts for the
+// generated.ts writes out once the agent has served enough calls (see scratch.ts for the
 // memory an evaluation writes).
 
 import type { ActivationLayout } from './activation.js';
